@@ -1,0 +1,2 @@
+// Lambda runs Node.js 22; the SDK's notice about the local Node version is noise in test output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
