@@ -1,0 +1,56 @@
+import type { Clock } from './clock';
+import { InvalidRequest, NotFound } from './errors';
+import { environmentPattern, issueApiKey, type IssuedApiKey } from './api-keys';
+import { newId } from './ids';
+import { plans, type Plan } from './plans';
+import type { AccountStore, Allowance, ApiKeyStore, Ledger } from './ports';
+
+export interface OpenedAccount extends IssuedApiKey {
+  accountId: string;
+}
+
+/**
+ * Opens an account on a plan with its first key. Free accounts get 100 requests for life; paid
+ * accounts a durable balance of 10,000 (contract: Limits).
+ */
+export async function openAccount(
+  options: { plan: Plan; env: string },
+  deps: { accounts: AccountStore; keys: ApiKeyStore; clock: Clock },
+): Promise<OpenedAccount> {
+  if (!environmentPattern.test(options.env)) {
+    throw new InvalidRequest('Invalid environment name.', [{ field: 'env', reason: 'must match [a-z0-9-]{1,16}' }]);
+  }
+  const accountId = newId('acc');
+  const base = plans[options.plan].allowance;
+  await deps.accounts.create({
+    accountId,
+    plan: options.plan,
+    status: 'active',
+    env: options.env,
+    createdAt: deps.clock.now().toISOString(),
+    allowance: { base, additional: 0, remaining: base },
+  });
+  const key = await issueApiKey(accountId, deps);
+  return { accountId, ...key };
+}
+
+/** Suspends an account: its requests then get 403, uncharged. */
+export async function suspendAccount(accountId: string, deps: { accounts: AccountStore }): Promise<void> {
+  if (!(await deps.accounts.setStatus(accountId, 'suspended'))) throw new NotFound();
+}
+
+/** Adds requests to an account's allowance (the usage record's additional allowance). */
+export async function grantAllowance(
+  accountId: string,
+  requests: number,
+  deps: { ledger: Ledger },
+): Promise<Allowance> {
+  if (!Number.isSafeInteger(requests) || requests < 1) {
+    throw new InvalidRequest('The grant must be a positive whole number of requests.', [
+      { field: 'requests', reason: 'must be a positive integer' },
+    ]);
+  }
+  const allowance = await deps.ledger.grant(accountId, requests);
+  if (!allowance) throw new NotFound();
+  return allowance;
+}

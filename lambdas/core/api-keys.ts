@@ -1,0 +1,68 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from './clock';
+import { InvalidRequest, NotFound } from './errors';
+import { newId } from './ids';
+import type { AccountStore, ApiKeyStore } from './ports';
+
+/** Environment names a key can be bound to: `local`, `staging`, `prod`… */
+export const environmentPattern = /^[a-z0-9-]{1,16}$/;
+
+/** `tm_<env>_<43 base64url characters of 32 random bytes>`: 256 random bits, environment visible. */
+const apiKeyPattern = /^tm_([a-z0-9-]{1,16})_([A-Za-z0-9_-]{43})$/;
+/** Anything shaped like one of our keys, anywhere in a string. */
+const apiKeyLikePattern = /tm_[a-z0-9-]{1,16}_[A-Za-z0-9_-]{43}/;
+
+/** A new random API key bound to an environment. */
+export function generateApiKey(env: string): string {
+  if (!environmentPattern.test(env)) throw new InvalidRequest(`Invalid environment name: ${env}`);
+  return `tm_${env}_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The environment a well-formed key is bound to, or undefined for a malformed key. */
+export function apiKeyEnvironment(key: string): string | undefined {
+  return apiKeyPattern.exec(key)?.[1];
+}
+
+/** True when the value carries something shaped like an API key. */
+export function containsApiKey(value: string): boolean {
+  return apiKeyLikePattern.test(value);
+}
+
+/** The only form in which a key is stored or looked up (DESIGN: request flow 1). */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export interface IssuedApiKey {
+  keyId: string;
+  apiKey: string;
+}
+
+/**
+ * Issues a new key for an existing account, bound to the account's environment. The clear key
+ * is returned once and never stored.
+ */
+export async function issueApiKey(
+  accountId: string,
+  deps: { accounts: AccountStore; keys: ApiKeyStore; clock: Clock },
+): Promise<IssuedApiKey> {
+  const account = await deps.accounts.get(accountId);
+  if (!account) throw new NotFound();
+  const apiKey = generateApiKey(account.env);
+  const keyId = newId('key');
+  await deps.keys.put({
+    keyHash: hashApiKey(apiKey),
+    keyId,
+    accountId,
+    env: account.env,
+    status: 'active',
+    createdAt: deps.clock.now().toISOString(),
+  });
+  return { keyId, apiKey };
+}
+
+/** Revokes a key: from then on it gets 401 `invalid_api_key`. */
+export async function revokeApiKey(apiKey: string, deps: { keys: ApiKeyStore }): Promise<void> {
+  const revoked = await deps.keys.revoke(hashApiKey(apiKey));
+  if (!revoked) throw new NotFound();
+}

@@ -1,0 +1,102 @@
+/**
+ * Typed failures of the service's rules. The core throws these; one middleware maps each class
+ * to the contract's status, code and headers. Nothing matches on message strings.
+ */
+
+/** One element of the contract's `error.details`. */
+export interface ErrorDetail {
+  reason: string;
+  field?: string;
+}
+
+export abstract class ServiceError extends Error {
+  abstract readonly code: string;
+  readonly details?: ErrorDetail[];
+
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.name = new.target.name;
+    if (details && details.length > 0) this.details = details;
+  }
+}
+
+/** 400: invalid syntax or parameters, including an invalid cursor. Charged. */
+export class InvalidRequest extends ServiceError {
+  readonly code = 'invalid_request';
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(message, details);
+  }
+}
+
+/** 401: missing, malformed, revoked or environment-invalid key. Not charged. */
+export class InvalidApiKey extends ServiceError {
+  readonly code = 'invalid_api_key';
+  constructor() {
+    super('The API key is missing, malformed, revoked or not valid for this environment.');
+  }
+}
+
+/** 403: an authenticated account that is not entitled to the operation. Not charged. */
+export class Forbidden extends ServiceError {
+  readonly code = 'forbidden';
+  constructor() {
+    super('This account is not entitled to this operation.');
+  }
+}
+
+/** 404: absent, expired and unowned resources all look the same. Charged. */
+export class NotFound extends ServiceError {
+  readonly code = 'resource_not_found';
+  constructor() {
+    super('The requested resource does not exist.');
+  }
+}
+
+/** 409: a conflict with an existing reservation, or an idempotency key reused with another request. */
+export class Conflict extends ServiceError {
+  constructor(
+    readonly code: 'address_unavailable' | 'idempotency_key_reused',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** 413: a body larger than the service accepts. Not charged. */
+export class PayloadTooLarge extends ServiceError {
+  readonly code = 'payload_too_large';
+  constructor(limitBytes: number) {
+    super(`The request body exceeds ${limitBytes} bytes.`);
+  }
+}
+
+/** 422: valid syntax that violates address or domain policy. Charged. */
+export class PolicyViolation extends ServiceError {
+  readonly code = 'policy_violation';
+  constructor(message: string, details: ErrorDetail[]) {
+    super(message, details);
+  }
+}
+
+/** 429: the short-window limit or the allowance was reached. Not charged. */
+export class RateLimited extends ServiceError {
+  readonly code = 'rate_limit_exceeded';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** 503: a required dependency is temporarily unavailable. Not charged. */
+export class Unavailable extends ServiceError {
+  readonly code = 'service_unavailable';
+  constructor(
+    readonly retryAfterSeconds = 1,
+    options?: { cause?: unknown },
+  ) {
+    super('A required dependency is temporarily unavailable. Retry with backoff.');
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}

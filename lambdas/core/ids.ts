@@ -1,0 +1,22 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/** Resource kinds and their identifier prefixes (contract: `eml_`, `msg_`, `att_`; ours: `acc_`, `key_`). */
+export type IdPrefix = 'eml' | 'msg' | 'att' | 'acc' | 'key';
+
+/**
+ * A new opaque identifier: the prefix, an underscore and 22 base64url characters of 16 random
+ * bytes (DESIGN: id format). Matches the contract's `^eml_[A-Za-z0-9_-]{10,64}$` family.
+ */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBytes(16).toString('base64url')}`;
+}
+
+/** A gateway-style request id (a UUID), as API Gateway puts in `requestContext.requestId`. */
+export function newGatewayRequestId(): string {
+  return randomUUID();
+}
+
+/** The contract's request id for a gateway request id: `req_` + the gateway's id (DESIGN: request flow 5). */
+export function requestIdFor(gatewayRequestId: string): string {
+  return `req_${gatewayRequestId}`;
+}

@@ -1,0 +1,42 @@
+import type { Clock } from './clock';
+import { readCursor, signCursor, type CursorContext } from './cursors';
+
+/** The contract's pagination object; `next_cursor` is present only when `has_more` is true. */
+export interface Pagination {
+  has_more: boolean;
+  next_cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  pagination: Pagination;
+}
+
+/** List `limit` bounds (DESIGN: gaps, list limit). */
+export const listLimit = { default: 20, min: 1, max: 100 } as const;
+
+export interface PageRequest {
+  context: CursorContext;
+  cursor: string | undefined;
+  cursorSecret: string;
+  clock: Clock;
+}
+
+/**
+ * One page of an ordered list keyed by a string: the items after the cursor's position, at most
+ * `limit` of them, and a signed cursor for the rest (contract: Pagination 1–4).
+ */
+export function pageAfter<T>(sorted: readonly T[], keyOf: (item: T) => string, request: PageRequest): Page<T> {
+  const { context, cursor, cursorSecret, clock } = request;
+  const after = cursor === undefined ? undefined : readCursor(cursorSecret, cursor, context, clock.now());
+  const start = after === undefined ? 0 : sorted.findIndex((item) => keyOf(item) > after);
+  const rest = start < 0 ? [] : sorted.slice(start);
+  const items = rest.slice(0, context.limit);
+  const hasMore = rest.length > items.length;
+  const last = items[items.length - 1];
+  if (!hasMore || !last) return { items, pagination: { has_more: false } };
+  return {
+    items,
+    pagination: { has_more: true, next_cursor: signCursor(cursorSecret, context, keyOf(last), clock.now()) },
+  };
+}

@@ -1,0 +1,86 @@
+import type { Plan } from './plans';
+
+/**
+ * The ports through which the rules reach storage. Adapters implement them (DynamoDB in both
+ * runtimes); the core never imports an adapter.
+ */
+
+export type AccountStatus = 'active' | 'suspended';
+
+/** The allowance counters held on the account item. */
+export interface Allowance {
+  /** The plan's allowance at opening (100 free, 10,000 paid). */
+  base: number;
+  /** Requests granted by the operator on top of the base. */
+  additional: number;
+  /** Requests left; never below zero. */
+  remaining: number;
+}
+
+export interface Account {
+  accountId: string;
+  plan: Plan;
+  status: AccountStatus;
+  /** The environment whose keys may authenticate as this account. */
+  env: string;
+  createdAt: string;
+  allowance: Allowance;
+}
+
+export interface AccountStore {
+  /** Stores a new account; fails if the id exists. */
+  create(account: Account): Promise<void>;
+  get(accountId: string): Promise<Account | undefined>;
+  /** Sets the status; false when the account does not exist. */
+  setStatus(accountId: string, status: AccountStatus): Promise<boolean>;
+}
+
+/** What a reservation of one unit of allowance found. */
+export type ReserveOutcome =
+  | { outcome: 'reserved'; account: Account }
+  | { outcome: 'exhausted'; account: Account }
+  | { outcome: 'suspended' }
+  | { outcome: 'absent' };
+
+/** The allowance counter: every change is one conditional single-item write. */
+export interface Ledger {
+  /** Takes one unit if the account is active and has one left; the counter never goes below zero. */
+  reserve(accountId: string): Promise<ReserveOutcome>;
+  /** Gives back one unit taken by `reserve`, for an outcome that is not charged. */
+  refund(accountId: string): Promise<void>;
+  /** Adds requests to the remaining and the additional allowance; undefined when the account is absent. */
+  grant(accountId: string, requests: number): Promise<Allowance | undefined>;
+}
+
+export type ApiKeyStatus = 'active' | 'revoked';
+
+/** A key as stored: never the key itself, only its SHA-256. */
+export interface ApiKeyRecord {
+  keyHash: string;
+  keyId: string;
+  accountId: string;
+  env: string;
+  status: ApiKeyStatus;
+  createdAt: string;
+}
+
+export interface ApiKeyStore {
+  put(record: ApiKeyRecord): Promise<void>;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Marks the key revoked; false when no such key exists. */
+  revoke(keyHash: string): Promise<boolean>;
+}
+
+/** A hostname on which addresses can be created and received. */
+export interface Domain {
+  domain: string;
+  createEnabled: boolean;
+  receiveEnabled: boolean;
+}
+
+export interface DomainStore {
+  put(domain: Domain): Promise<void>;
+  get(domain: string): Promise<Domain | undefined>;
+  /** Every domain, in no particular order. */
+  list(): Promise<Domain[]>;
+}

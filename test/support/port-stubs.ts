@@ -1,0 +1,33 @@
+import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, Ledger } from '../../lambdas/core/ports';
+
+/** Port stubs for unit tests of core rules: jest functions, each answering one fixed way. */
+export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {}) {
+  const keys: jest.Mocked<ApiKeyStore> = {
+    put: jest.fn(),
+    findByHash: jest.fn(async (_keyHash: string) => options.key),
+    revoke: jest.fn(),
+  };
+  const accounts: jest.Mocked<AccountStore> = {
+    create: jest.fn(),
+    get: jest.fn(async (_accountId: string) => options.account),
+    setStatus: jest.fn(),
+  };
+  const ledger: jest.Mocked<Ledger> = {
+    reserve: jest.fn(async (_accountId: string) => (options.account ? { outcome: 'reserved' as const, account: options.account } : { outcome: 'absent' as const })),
+    refund: jest.fn(),
+    grant: jest.fn(),
+  };
+  return { keys, accounts, ledger };
+}
+
+export function accountFixture(overrides: Partial<Account> = {}): Account {
+  return {
+    accountId: 'acc_fixture',
+    plan: 'free',
+    status: 'active',
+    env: 'local',
+    createdAt: '2026-11-22T12:00:00.000Z',
+    allowance: { base: 100, additional: 0, remaining: 100 },
+    ...overrides,
+  };
+}
