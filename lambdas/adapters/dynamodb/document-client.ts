@@ -1,0 +1,21 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export interface DocumentClientOptions {
+  /** A DynamoDB-compatible endpoint (the local dynalite); the SDK's default when absent. */
+  endpoint?: string;
+  region?: string;
+}
+
+/** The document client every DynamoDB adapter shares; built once per composition root. */
+export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
+  const local = options.endpoint !== undefined;
+  const client = new DynamoDBClient({
+    ...(local
+      ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    region: options.region ?? (local ? 'local' : undefined),
+    maxAttempts: 3,
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}

@@ -1,0 +1,73 @@
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
+import { guardStorage, isConditionFailure } from './storage-errors';
+
+interface ApiKeyItem {
+  key_hash: string;
+  key_id: string;
+  account_id: string;
+  env: string;
+  status: ApiKeyStatus;
+  created_at: string;
+}
+
+/** API keys by the SHA-256 of the key: the clear key is never written. */
+export class DynamoDbApiKeyStore implements ApiKeyStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async put(record: ApiKeyRecord): Promise<void> {
+    const item: ApiKeyItem = {
+      key_hash: record.keyHash,
+      key_id: record.keyId,
+      account_id: record.accountId,
+      env: record.env,
+      status: record.status,
+      created_at: record.createdAt,
+    };
+    await guardStorage(() =>
+      this.client.send(
+        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(key_hash)' }),
+      ),
+    );
+  }
+
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const { Item } = await guardStorage(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { key_hash: keyHash }, ConsistentRead: true })),
+    );
+    if (!Item) return undefined;
+    const item = Item as ApiKeyItem;
+    return {
+      keyHash: item.key_hash,
+      keyId: item.key_id,
+      accountId: item.account_id,
+      env: item.env,
+      status: item.status,
+      createdAt: item.created_at,
+    };
+  }
+
+  async revoke(keyHash: string): Promise<boolean> {
+    try {
+      await guardStorage(() =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { key_hash: keyHash },
+            UpdateExpression: 'SET #status = :revoked',
+            ConditionExpression: 'attribute_exists(key_hash)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked' },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Domain, DomainStore } from '../../core/ports';
+import { guardStorage } from './storage-errors';
+
+interface DomainItem {
+  domain: string;
+  create_enabled: boolean;
+  receive_enabled: boolean;
+}
+
+/** Receiving domains: a handful of small items, listed whole. */
+export class DynamoDbDomainStore implements DomainStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async put(domain: Domain): Promise<void> {
+    const item: DomainItem = {
+      domain: domain.domain,
+      create_enabled: domain.createEnabled,
+      receive_enabled: domain.receiveEnabled,
+    };
+    await guardStorage(() => this.client.send(new PutCommand({ TableName: this.tableName, Item: item })));
+  }
+
+  async get(domain: string): Promise<Domain | undefined> {
+    const { Item } = await guardStorage(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { domain } })),
+    );
+    return Item ? fromItem(Item as DomainItem) : undefined;
+  }
+
+  async list(): Promise<Domain[]> {
+    const domains: Domain[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await guardStorage(() =>
+        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+      );
+      domains.push(...(page.Items ?? []).map((item) => fromItem(item as DomainItem)));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return domains;
+  }
+}
+
+function fromItem(item: DomainItem): Domain {
+  return { domain: item.domain, createEnabled: item.create_enabled, receiveEnabled: item.receive_enabled };
+}
