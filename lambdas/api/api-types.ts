@@ -1,0 +1,30 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { Plan } from '../core/plans';
+import type { ApiServices } from './services';
+
+/** The API Gateway REST proxy event and result every route speaks. */
+export type ApiEvent = APIGatewayProxyEvent;
+export type ApiResponse = APIGatewayProxyResult;
+
+/** A request as a route sees it: authenticated, normalized, with the contract's request id. */
+export interface ApiRequest {
+  requestId: string;
+  account: { accountId: string; keyId: string; plan: Plan };
+  pathParameters: Readonly<Record<string, string>>;
+  /** Single-valued query parameters; a repeated parameter is rejected before the route runs. */
+  query: Readonly<Record<string, string>>;
+  /** Header names in lower case. */
+  headers: Readonly<Record<string, string>>;
+  /** The body, decoded when the gateway delivered it base64-encoded. */
+  body: string | undefined;
+}
+
+/** What a route answers: a status, a JSON body and any headers of its own. */
+export interface ApiResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A route's business: parse, call one core function, shape the result. */
+export type RouteHandler = (request: ApiRequest, services: ApiServices) => Promise<ApiResult>;

@@ -1,0 +1,54 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { authorize, type Credentials } from '../core/authorize';
+import { Unavailable } from '../core/errors';
+import { encodeDecision } from './authorizer-context';
+import { lambdaServices } from './lambda-services';
+import { routeForResource } from './routes';
+import type { ApiServices } from './services';
+
+/**
+ * The REQUEST authorizer (DESIGN: request flow 1 and 4). It always allows the call through to
+ * the route and hands its decision over in the context, because only our own code can answer
+ * 401, 403 and 429 with the contract's body and per-request headers.
+ */
+export function createAuthorizer(services: () => ApiServices) {
+  return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+    const deps = services();
+    const route = routeForResource(event.httpMethod, event.resource);
+    let context;
+    try {
+      const decision = await authorize(credentialsOf(event), { charge: route?.charged ?? true }, deps);
+      context = encodeDecision(decision, deps.clock.now());
+    } catch (error) {
+      if (!(error instanceof Unavailable)) throw error;
+      deps.logger.warn('authorizer storage unavailable', { route: event.resource, cause: (error.cause as Error)?.name });
+      context = encodeDecision({ decision: 'service_unavailable' }, deps.clock.now());
+    }
+    return {
+      principalId: context.account_id || 'anonymous',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
+      },
+      context,
+    };
+  };
+}
+
+/** The credentials of a request: every `Authorization` value, whatever its case, and the query. */
+export function credentialsOf(event: APIGatewayRequestAuthorizerEvent): Credentials {
+  const headers = event.multiValueHeaders ?? mapValues(event.headers ?? {});
+  const authorization = Object.entries(headers)
+    .filter(([name]) => name.toLowerCase() === 'authorization')
+    .flatMap(([, values]) => values ?? []);
+  const query = event.multiValueQueryStringParameters ?? mapValues(event.queryStringParameters ?? {});
+  return { authorization, query };
+}
+
+function mapValues(single: Record<string, string | undefined>): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(single).flatMap(([name, value]) => (value === undefined ? [] : [[name, [value]]])),
+  );
+}
+
+export const handler = createAuthorizer(lambdaServices);

@@ -1,0 +1,33 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { ApiEvent, ApiResponse, RouteHandler } from './api-types';
+import { decodeDecision } from './authorizer-context';
+import { allowanceSettlement } from './middlewares/allowance-settlement';
+import { authorizerDecision } from './middlewares/authorizer-decision';
+import { entityTag } from './middlewares/entity-tag';
+import { errorResponse } from './middlewares/error-response';
+import { responseHeaders } from './middlewares/response-headers';
+import { toApiRequest, toProxyResponse } from './proxy-event';
+import type { ApiServices } from './services';
+
+/** The handler gives up this long before Lambda's own time-out, so that the refund still runs. */
+export const deadlineReserveMs = 1000;
+
+/**
+ * Wraps a route in the pipeline every route shares: the authorizer's decision is enforced
+ * first; 200 reads get an entity tag (or a 304); errors become the contract's error shape; the
+ * reserved unit is settled; the common headers are stamped. `services` is resolved at the first request, never at import.
+ */
+export function createApiHandler(route: RouteHandler, services: () => ApiServices) {
+  return middy<ApiEvent, ApiResponse, Error, Context>({ timeoutEarlyInMillis: deadlineReserveMs })
+    .use(responseHeaders())
+    .use(allowanceSettlement(services))
+    .use(errorResponse(() => services().logger))
+    .use(authorizerDecision())
+    .use(entityTag())
+    .handler(async (event) => {
+      const decision = decodeDecision(event.requestContext?.authorizer);
+      if (decision.decision !== 'allow') throw new Error('route reached without an allow decision');
+      return toProxyResponse(await route(toApiRequest(event, decision), services()));
+    });
+}

@@ -1,0 +1,14 @@
+import { listDomains } from '../../core/domains';
+import type { RouteHandler } from '../api-types';
+import { createApiHandler } from '../create-api-handler';
+import { lambdaServices } from '../lambda-services';
+import { parseListQuery } from '../query';
+
+/** GET /v1/domains: the domains available to the account, paginated with signed cursors. */
+export const route: RouteHandler = async (request, services) => {
+  const { limit, cursor } = parseListQuery(request.query);
+  const page = await listDomains({ accountId: request.account.accountId, limit, cursor }, services);
+  return { status: 200, body: { data: page.items, pagination: page.pagination } };
+};
+
+export const handler = createApiHandler(route, lambdaServices);

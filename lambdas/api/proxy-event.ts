@@ -1,0 +1,50 @@
+import { InvalidRequest } from '../core/errors';
+import { requestIdFor } from '../core/ids';
+import type { ApiEvent, ApiRequest, ApiResponse, ApiResult } from './api-types';
+import type { AccountDecision } from './authorizer-context';
+
+/** The contract's request id of a proxy event: `req_` + the gateway's request id. */
+export function requestIdOf(event: Pick<ApiEvent, 'requestContext'>): string {
+  return requestIdFor(event.requestContext?.requestId ?? 'unknown-request');
+}
+
+/** Reads a proxy event into the request a route sees. A repeated query parameter is a 400. */
+export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiRequest {
+  const query: Record<string, string> = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if ((values?.length ?? 0) > 1) {
+      throw new InvalidRequest(`Query parameter ${name} is given more than once.`, [
+        { field: name, reason: 'must be given at most once' },
+      ]);
+    }
+    query[name] = values?.[0] ?? '';
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  const body =
+    event.body === null || event.body === undefined
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64').toString('utf8')
+        : event.body;
+  return {
+    requestId: requestIdOf(event),
+    account: { accountId: decision.accountId, keyId: decision.keyId, plan: decision.plan },
+    pathParameters: { ...(event.pathParameters ?? {}) } as Record<string, string>,
+    query,
+    headers,
+    body,
+  };
+}
+
+/** Writes a route's result as the proxy integration's response. */
+export function toProxyResponse(result: ApiResult): ApiResponse {
+  const hasBody = result.body !== undefined;
+  return {
+    statusCode: result.status,
+    headers: { ...(hasBody ? { 'Content-Type': 'application/json' } : {}), ...result.headers },
+    body: hasBody ? JSON.stringify(result.body) : '',
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The route table: the single source of truth for the HTTP surface. The CDK API construct makes
+ * one method and one function per row; the local API Gateway emulator serves the same rows.
+ * Plain data only, so that reading it pulls in no handler code.
+ */
+export interface RouteDefinition {
+  /** Stable name; also binds cursors to their route. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway resource path, with `{param}` placeholders. */
+  readonly path: string;
+  /**
+   * Handler module under `lambdas/api/handlers/`, without extension. It exports the Lambda
+   * `handler` and the `route` function that both runtimes wrap in the same pipeline.
+   */
+  readonly module: string;
+  /** Whether the authorizer reserves a unit of allowance (contract: Limits, what is charged). */
+  readonly charged: boolean;
+}
+
+export const routes = [
+  { id: 'listDomains', method: 'GET', path: '/v1/domains', module: 'list-domains', charged: true },
+  { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false },
+] as const satisfies readonly RouteDefinition[];
+
+export type RouteId = (typeof routes)[number]['id'];
+
+/** The route for a method and an API Gateway resource path, as the authorizer receives them. */
+export function routeForResource(method: string, resource: string): RouteDefinition | undefined {
+  return routes.find((route) => route.method === method && route.path === resource);
+}
+
+export interface RouteMatch {
+  route: RouteDefinition;
+  pathParameters: Record<string, string>;
+}
+
+/** Matches a concrete request path against the table, as API Gateway's router does. */
+export function matchRoute(method: string, path: string): RouteMatch | undefined {
+  const segments = path.split('/');
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const pattern = route.path.split('/');
+    if (pattern.length !== segments.length) continue;
+    const pathParameters: Record<string, string> = {};
+    const matches = pattern.every((part, index) => {
+      const segment = segments[index]!;
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name === undefined) return part === segment;
+      if (segment === '') return false;
+      const value = decodePathSegment(segment);
+      if (value === undefined) return false;
+      pathParameters[name] = value;
+      return true;
+    });
+    if (matches) return { route, pathParameters };
+  }
+  return undefined;
+}
+
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,72 @@
+import { createApiHandler } from '../../../lambdas/api/create-api-handler';
+import { routes } from '../../../lambdas/api/routes';
+import type { ApiServices } from '../../../lambdas/api/services';
+import { memoryLogger } from '../../support/memory-logger';
+import { allowContext, lambdaContext, proxyEvent } from '../../support/proxy-events';
+
+/** Services whose every use but logging fails the test: a refused request touches no store. */
+function untouchableServices(): ApiServices {
+  const logger = memoryLogger();
+  return new Proxy({} as ApiServices, {
+    get: (_target, name) => {
+      if (name === 'logger') return logger;
+      throw new Error(`services.${String(name)} used by a refused request`);
+    },
+  });
+}
+
+const refusals = [
+  { context: { decision: 'invalid_api_key' }, status: 401, code: 'invalid_api_key' },
+  { context: {}, status: 401, code: 'invalid_api_key' },
+  { context: { decision: 'allow' }, status: 401, code: 'invalid_api_key' },
+  { context: { decision: 'forbidden' }, status: 403, code: 'forbidden' },
+  { context: { decision: 'service_unavailable' }, status: 503, code: 'service_unavailable' },
+  { context: { ...allowContext({ decision: 'quota_exhausted', charged: 'false', remaining: '0' }) }, status: 429, code: 'rate_limit_exceeded' },
+];
+
+describe('every route refuses what the authorizer refused, before its own code runs', () => {
+  for (const route of routes) {
+    it.each(refusals)(`${route.method} ${route.path}: $status $code`, async ({ context, status, code }) => {
+      const business = jest.fn();
+      const handler = createApiHandler(business, untouchableServices);
+      const response = await handler(proxyEvent(route, context), lambdaContext());
+
+      expect(business).not.toHaveBeenCalled();
+      expect(response.statusCode).toBe(status);
+      expect(JSON.parse(response.body)).toEqual({
+        error: { code, message: expect.any(String), request_id: 'req_c0ffee00-0000-4000-8000-000000000001' },
+      });
+      expect(response.headers).toMatchObject({
+        'X-Request-Id': 'req_c0ffee00-0000-4000-8000-000000000001',
+        'Cache-Control': 'private, no-store',
+        'Content-Type': 'application/json',
+      });
+      if (status === 429 || status === 503) expect(Number(response.headers!['Retry-After'])).toBeGreaterThanOrEqual(1);
+      if (status === 429) {
+        expect(response.headers).toMatchObject({ 'RateLimit-Limit': '100', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '1798761600' });
+      } else {
+        expect(response.headers).not.toHaveProperty('RateLimit-Remaining');
+      }
+    });
+  }
+});
+
+describe('the route table', () => {
+  it('names a handler module that exports both the Lambda handler and the route', async () => {
+    for (const route of routes) {
+      const module = await import(`../../../lambdas/api/handlers/${route.module}`);
+      expect(typeof module.handler).toBe('function');
+      expect(typeof module.route).toBe('function');
+    }
+  });
+
+  it('has unique ids and unique method-path pairs, all under /v1', () => {
+    expect(new Set(routes.map((route) => route.id)).size).toBe(routes.length);
+    expect(new Set(routes.map((route) => `${route.method} ${route.path}`)).size).toBe(routes.length);
+    for (const route of routes) expect(route.path.startsWith('/v1/')).toBe(true);
+  });
+
+  it('charges every route but the usage record', () => {
+    expect(routes.filter((route) => !route.charged).map((route) => route.id)).toEqual(['getUsage']);
+  });
+});
