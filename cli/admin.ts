@@ -1,0 +1,128 @@
+import { parseArgs } from 'node:util';
+import { grantAllowance, openAccount, suspendAccount } from '../lambdas/core/accounts';
+import { issueApiKey, revokeApiKey } from '../lambdas/core/api-keys';
+import { systemClock } from '../lambdas/core/clock';
+import { addDomain, registeredDomains } from '../lambdas/core/domains';
+import { ServiceError } from '../lambdas/core/errors';
+import { isPlan } from '../lambdas/core/plans';
+import { readUsage } from '../lambdas/core/usage';
+import type { Stores } from '../lambdas/api/services';
+import { connect } from './connect';
+
+const usage = `Usage: admin <command>
+  account create --plan free|paid [--env NAME]   open an account with its first API key
+  account suspend --account ID                   suspend an account (its requests get 403)
+  key create --account ID                        issue another API key for an account
+  key revoke --key KEY                           revoke an API key (it then gets 401)
+  domain add NAME                                register a receiving domain
+  domain list                                    list the receiving domains
+  allowance grant --account ID --requests N      add requests to an account's allowance
+Prints one JSON object on stdout. Runs against the local service's data (DATA_DIR), or against
+AWS when ACCOUNTS_TABLE, API_KEYS_TABLE and DOMAINS_TABLE name the stack's tables.`;
+
+class UsageError extends Error {}
+
+type Command = (stores: Stores, args: Args) => Promise<unknown>;
+interface Args {
+  positionals: string[];
+  values: Record<string, string | undefined>;
+  environment: NodeJS.ProcessEnv;
+}
+
+const commands: Record<string, Command> = {
+  'account create': async (stores, { values, environment }) => {
+    const plan = required(values, 'plan');
+    if (!isPlan(plan)) throw new UsageError('--plan must be free or paid');
+    const env = values.env ?? environment.TEMPMAIL_ENV ?? 'local';
+    const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
+    return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
+  },
+  'account suspend': async (stores, { values }) => {
+    const accountId = required(values, 'account');
+    await suspendAccount(accountId, stores);
+    return { account_id: accountId, status: 'suspended' };
+  },
+  'key create': async (stores, { values }) => {
+    const accountId = required(values, 'account');
+    const key = await issueApiKey(accountId, { ...stores, clock: systemClock });
+    return { account_id: accountId, api_key: key.apiKey, key_id: key.keyId };
+  },
+  'key revoke': async (stores, { values }) => {
+    await revokeApiKey(required(values, 'key'), stores);
+    return { revoked: true };
+  },
+  'domain add': async (stores, { positionals }) => {
+    const name = positionals[0];
+    if (!name) throw new UsageError('domain add needs a NAME');
+    const domain = await addDomain(name, stores);
+    return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
+  },
+  'domain list': async (stores) => {
+    return { data: await registeredDomains(stores) };
+  },
+  'allowance grant': async (stores, { values }) => {
+    const accountId = required(values, 'account');
+    const requests = Number(required(values, 'requests'));
+    await grantAllowance(accountId, requests, stores);
+    return { account_id: accountId, ...(await readUsage(accountId, stores)) };
+  },
+};
+
+function required(values: Args['values'], name: string): string {
+  const value = values[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+/** Runs one operator command; returns the process exit code. */
+export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        plan: { type: 'string' },
+        env: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+        requests: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  const [noun, verb, ...positionals] = parsed.positionals;
+  const command = commands[`${noun} ${verb}`];
+  if (parsed.values.help || !command) {
+    process.stderr.write(`${usage}\n`);
+    return parsed.values.help ? 0 : 2;
+  }
+  const { help: _help, ...values } = parsed.values;
+  let connection;
+  try {
+    connection = await connect(environment);
+    const result = await command(connection.stores, { positionals, values, environment });
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n${usage}\n`);
+      return 2;
+    }
+    const code = error instanceof ServiceError ? error.code : 'internal_error';
+    process.stderr.write(`${JSON.stringify({ error: { code, message: (error as Error).message } })}\n`);
+    return 1;
+  } finally {
+    await connection?.close();
+  }
+}
+
+if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  runAdmin(process.argv.slice(2), process.env).then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,59 @@
+import * as z from 'zod';
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
+/** The local runtime's environment (DESIGN: local operator interface), validated once at start. */
+const localEnvironment = z.object({
+  PORT: port(3000),
+  SMTP_PORT: port(2525),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  TEMPMAIL_DOMAINS: z
+    .string()
+    .default('tempmail.localhost')
+    .transform((list) => list.split(',').map((domain) => domain.trim()).filter(Boolean)),
+  TEMPMAIL_ENV: z.string().regex(/^[a-z0-9-]{1,16}$/).default('local'),
+  TEMPMAIL_MESSAGE_TTL_SECONDS: seconds(900),
+  TEMPMAIL_EMAIL_TTL_SECONDS: seconds(2_592_000),
+  TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
+});
+
+export interface LocalConfig {
+  host: string;
+  /** HTTP API port; 0 picks a free one. */
+  port: number;
+  /** SMTP intake port; 0 picks a free one. */
+  smtpPort: number;
+  /** Where dynalite's LevelDB, blobs and the cursor secret live; `undefined` keeps all in memory. */
+  dataDir: string | undefined;
+  domains: string[];
+  env: string;
+  messageTtlSeconds: number;
+  emailTtlSeconds: number;
+  cursorSecret: string | undefined;
+  logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
+}
+
+/** Reads the local runtime's configuration from an environment, or explains what is wrong. */
+export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
+  const parsed = localEnvironment.safeParse(environment);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const env = parsed.data;
+  return {
+    host: env.HOST,
+    port: env.PORT,
+    smtpPort: env.SMTP_PORT,
+    dataDir: env.DATA_DIR,
+    domains: env.TEMPMAIL_DOMAINS,
+    env: env.TEMPMAIL_ENV,
+    messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS,
+    emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS,
+    cursorSecret: env.TEMPMAIL_CURSOR_SECRET,
+    logLevel: env.LOG_LEVEL,
+  };
+}

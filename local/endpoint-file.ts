@@ -1,0 +1,38 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
+
+/**
+ * The file in a data directory through which a running local service announces its DynamoDB
+ * endpoint: the operator CLI finds the service's tables through it, and a second service on the
+ * same directory knows to stop.
+ */
+const endpointFileName = 'dynamodb-endpoint';
+
+export async function announceEndpoint(dataDir: string, endpoint: string): Promise<void> {
+  await writeFile(join(dataDir, endpointFileName), `${endpoint}\n`);
+}
+
+export async function withdrawEndpoint(dataDir: string): Promise<void> {
+  await rm(join(dataDir, endpointFileName), { force: true });
+}
+
+/** The endpoint a running local service announced in a data directory, if it still answers. */
+export async function runningEndpoint(dataDir: string): Promise<string | undefined> {
+  let endpoint: string;
+  try {
+    endpoint = (await readFile(join(dataDir, endpointFileName), 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+  const client = createDocumentClient({ endpoint });
+  try {
+    await client.send(new ListTablesCommand({}));
+    return endpoint;
+  } catch {
+    return undefined;
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,54 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+
+/** SES's limit on a received message, which the local intake keeps too (DESIGN: gaps). */
+export const maxMessageBytes = 40 * 1024 * 1024;
+
+export interface SmtpIntakeOptions {
+  host: string;
+  port: number;
+  /** Decides on each envelope recipient: resolve to accept, reject with an SMTP-coded error. */
+  acceptRecipient(address: string): Promise<void>;
+}
+
+export interface RunningSmtpIntake {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The local stand-in for SES receiving: an SMTP listener that checks each RCPT TO before it
+ * accepts a message, as the SES receipt rule's recipient filter does.
+ */
+export async function startSmtpIntake(options: SmtpIntakeOptions): Promise<RunningSmtpIntake> {
+  const serverOptions: SMTPServerOptions = {
+    name: 'tempmail.local',
+    banner: 'tempmail receive-only intake',
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    size: maxMessageBytes,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      options.acceptRecipient(address.address).then(
+        () => callback(),
+        (error: Error) => callback(error),
+      );
+    },
+    onData(stream, _session, callback) {
+      // Until ingest lands no recipient is ever accepted, so no message reaches this point.
+      stream.resume();
+      stream.on('end', () => callback(smtpError(451, '4.3.0 Not accepting messages yet')));
+    },
+  };
+  const server = new SMTPServer(serverOptions);
+  server.listen(options.port, options.host);
+  await once(server.server, 'listening');
+  const { port } = server.server.address() as AddressInfo;
+  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** An error whose `responseCode` smtp-server sends as the reply. */
+export function smtpError(responseCode: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode });
+}

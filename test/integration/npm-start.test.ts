@@ -1,0 +1,69 @@
+import { json } from '../support/json';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+
+let dataDir: string;
+let service: SpawnedService | undefined;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'tempmail-start-'));
+});
+afterAll(async () => {
+  await service?.stop('SIGKILL');
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const get = (url: string, key: string) => fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+
+describe('npm start', () => {
+  it('serves, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
+    service = await spawnNpmStart({ DATA_DIR: dataDir, TEMPMAIL_DOMAINS: 'mail.example.test,tempmail.localhost' });
+    expect(service.output()).toContain('ready');
+
+    const created = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
+    expect(created.code).toBe(0);
+    const account = JSON.parse(created.stdout);
+    expect(account).toMatchObject({ account_id: expect.stringMatching(/^acc_/), api_key: expect.stringMatching(/^tm_local_/) });
+
+    const domains = await get(`${service.apiUrl}/v1/domains`, account.api_key);
+    expect(domains.status).toBe(200);
+    expect((await json(domains)).data.map((record: { domain: string }) => record.domain)).toEqual([
+      'mail.example.test',
+      'tempmail.localhost',
+    ]);
+
+    await service.stop('SIGTERM');
+    expect(service.output()).toContain('tempmail stopping (SIGTERM)');
+    expect(service.output()).not.toContain('error');
+    expect(service.output()).not.toContain(account.api_key);
+
+    service = await spawnNpmStart({ DATA_DIR: dataDir });
+    const usage = await get(`${service.apiUrl}/v1/usage`, account.api_key);
+    expect(usage.status).toBe(200);
+    expect((await json(usage)).data).toMatchObject({ used_requests: 1, remaining_requests: 99 });
+    await service.stop('SIGINT');
+    expect(service.output()).toContain('tempmail stopping (SIGINT)');
+    service = undefined;
+  });
+
+  it('refuses to start a second service on a data directory in use', async () => {
+    service = await spawnNpmStart({ DATA_DIR: dataDir });
+    await expect(spawnNpmStart({ DATA_DIR: dataDir })).rejects.toThrow(/another local service is using/);
+    await service.stop();
+    service = undefined;
+  });
+
+  it('listens for SMTP and refuses a recipient it does not hold with 550', async () => {
+    service = await spawnNpmStart({ DATA_DIR: dataDir });
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: service.smtpPort, secure: false, ignoreTLS: true });
+    await expect(
+      transport.sendMail({ from: 'sender@example.org', to: 'nobody@tempmail.localhost', subject: 'hi', text: 'hello' }),
+    ).rejects.toMatchObject({ responseCode: 550 });
+    transport.close();
+    await service.stop();
+    service = undefined;
+  });
+});

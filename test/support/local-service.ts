@@ -1,0 +1,58 @@
+import { openAccount } from '../../lambdas/core/accounts';
+import type { Plan } from '../../lambdas/core/plans';
+import type { LocalConfig } from '../../local/config';
+import { startLocal, type LocalRuntime } from '../../local/start-local';
+import { memoryLogger } from './memory-logger';
+import { TestClock } from './test-clock';
+
+export interface TestService {
+  runtime: LocalRuntime;
+  clock: TestClock;
+  logger: ReturnType<typeof memoryLogger>;
+  /** An HTTP request to the running API, with a bearer key when given. */
+  request(path: string, options?: { key?: string; headers?: Record<string, string>; method?: string; body?: string }): Promise<Response>;
+  /** Opens an account on a plan and returns its id and first key. */
+  account(plan?: Plan, env?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  /** The account's remaining allowance, read from storage (not through the API). */
+  remaining(accountId: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback ports,
+ * through the same `startLocal` that `npm start` calls, with a test clock.
+ */
+export async function startTestService(overrides: Partial<LocalConfig> = {}): Promise<TestService> {
+  const clock = new TestClock();
+  const logger = memoryLogger();
+  const runtime = await startLocal(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      smtpPort: 0,
+      dataDir: undefined,
+      domains: ['tempmail.localhost'],
+      env: 'local',
+      messageTtlSeconds: 900,
+      emailTtlSeconds: 2_592_000,
+      cursorSecret: 'test-cursor-secret-0123456789abcdef',
+      logLevel: 'silent',
+      ...overrides,
+    },
+    { clock, logger },
+  );
+  return {
+    runtime,
+    clock,
+    logger,
+    request: (path, options = {}) =>
+      fetch(`${runtime.apiUrl}${path}`, {
+        method: options.method ?? 'GET',
+        headers: { ...(options.key ? { Authorization: `Bearer ${options.key}` } : {}), ...options.headers },
+        body: options.body,
+      }),
+    account: (plan = 'free', env = 'local') => openAccount({ plan, env }, runtime.services),
+    remaining: async (accountId) => (await runtime.services.accounts.get(accountId))!.allowance.remaining,
+    close: () => runtime.close(),
+  };
+}
