@@ -1,0 +1,41 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import {
+  tableDefinitions,
+  tableKeys,
+  type TableDefinition,
+  type TableKey,
+  type TableNames,
+} from '../lambdas/adapters/dynamodb/table-definitions';
+
+/**
+ * The service's DynamoDB tables, made from the same definitions the local runtime uses: on
+ * demand, point-in-time recovery, encrypted, kept when the stack is deleted.
+ */
+export class Storage extends Construct {
+  readonly tables: Readonly<Record<TableKey, TableV2>>;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const tables = {} as Record<TableKey, TableV2>;
+    for (const key of tableKeys) {
+      const definition: TableDefinition = tableDefinitions[key];
+      tables[key] = new TableV2(this, `${key}Table`, {
+        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+        ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
+        ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
+        billing: Billing.onDemand(),
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: TableEncryptionV2.awsManagedKey(),
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    }
+    this.tables = tables;
+  }
+
+  /** The physical table names, as the functions' environment and the operator CLI need them. */
+  get tableNames(): TableNames {
+    return Object.fromEntries(tableKeys.map((key) => [key, this.tables[key].tableName])) as TableNames;
+  }
+}
