@@ -12,23 +12,27 @@ export type RouteDecision =
   | { decision: 'service_unavailable' }
   | AccountDecision;
 
-/** The decision on a known account: an allowed request, or one refused for its allowance. */
+/** The decision on a known account: an allowed request, or one refused by a limit. */
 export interface AccountDecision {
-  decision: 'allow' | 'quota_exhausted';
+  decision: 'allow' | 'quota_exhausted' | 'rate_limited';
   accountId: string;
   keyId: string;
   plan: Plan;
   /** A unit was reserved and must be settled. */
   charged: boolean;
   figures: AllowanceFigures;
+  /** For `rate_limited`: whole seconds until the short window ends. */
+  retryAfterSeconds: number;
 }
+
+const accountDecisions = new Set<string>(['allow', 'quota_exhausted', 'rate_limited']);
 
 /**
  * Flattens a decision into the authorizer's `context`. API Gateway REST hands context values to
  * the integration as strings, so every value is written as one.
  */
 export function encodeDecision(decision: Decision | { decision: 'service_unavailable' }, now: Date): AuthorizerContext {
-  if (decision.decision !== 'allow' && decision.decision !== 'quota_exhausted') {
+  if (decision.decision === 'invalid_api_key' || decision.decision === 'forbidden' || decision.decision === 'service_unavailable') {
     return { decision: decision.decision };
   }
   const figures = allowanceFigures(decision.allowance, now);
@@ -41,6 +45,7 @@ export function encodeDecision(decision: Decision | { decision: 'service_unavail
     limit: String(figures.limit),
     remaining: String(figures.remaining),
     reset: String(figures.reset),
+    retry_after: String(decision.decision === 'rate_limited' ? decision.retryAfterSeconds : 0),
   };
 }
 
@@ -55,17 +60,25 @@ export function decodeDecision(context: Record<string, unknown> | null | undefin
   };
   const decision = value('decision');
   if (decision === 'forbidden' || decision === 'service_unavailable') return { decision };
-  if (decision !== 'allow' && decision !== 'quota_exhausted') return { decision: 'invalid_api_key' };
+  if (!accountDecisions.has(decision)) return { decision: 'invalid_api_key' };
   const plan = value('plan');
   const accountId = value('account_id');
   const figures = { limit: Number(value('limit')), remaining: Number(value('remaining')), reset: Number(value('reset')) };
   if (!isPlan(plan) || accountId === '' || !Object.values(figures).every(Number.isSafeInteger)) {
     return { decision: 'invalid_api_key' };
   }
-  return { decision, accountId, keyId: value('key_id'), plan, charged: value('charged') === 'true', figures };
+  return {
+    decision: decision as AccountDecision['decision'],
+    accountId,
+    keyId: value('key_id'),
+    plan,
+    charged: value('charged') === 'true',
+    figures,
+    retryAfterSeconds: Math.max(1, Number(value('retry_after')) || 1),
+  };
 }
 
 /** True when the decision names an account (and so carries its allowance figures). */
 export function isAccountDecision(decision: RouteDecision): decision is AccountDecision {
-  return decision.decision === 'allow' || decision.decision === 'quota_exhausted';
+  return accountDecisions.has(decision.decision);
 }

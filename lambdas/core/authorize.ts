@@ -1,6 +1,8 @@
 import { apiKeyEnvironment, containsApiKey, hashApiKey } from './api-keys';
+import type { Clock } from './clock';
 import type { Plan } from './plans';
-import type { AccountStore, Allowance, ApiKeyStore, Ledger } from './ports';
+import type { Allowance, ApiKeyStore, Ledger } from './ports';
+import { secondsUntilNextWindow, shortWindowAt } from './short-window';
 
 /** What a request offers as proof of identity, as the gateway hands it over. */
 export interface Credentials {
@@ -15,14 +17,15 @@ export type Decision =
   | { decision: 'allow'; accountId: string; keyId: string; plan: Plan; charged: boolean; allowance: Allowance }
   | { decision: 'invalid_api_key' }
   | { decision: 'forbidden' }
-  | { decision: 'quota_exhausted'; accountId: string; plan: Plan; allowance: Allowance };
+  | { decision: 'quota_exhausted'; accountId: string; plan: Plan; allowance: Allowance }
+  | { decision: 'rate_limited'; accountId: string; plan: Plan; allowance: Allowance; retryAfterSeconds: number };
 
 export interface AuthorizeDeps {
   /** The environment this deployment serves; keys of any other are invalid. */
   env: string;
   keys: ApiKeyStore;
-  accounts: AccountStore;
   ledger: Ledger;
+  clock: Clock;
 }
 
 /** Query parameter names under which clients commonly (and wrongly) send keys. */
@@ -32,10 +35,11 @@ const bearerPattern = /^Bearer ([\x21-\x7E]+)$/i;
 const invalid: Decision = { decision: 'invalid_api_key' };
 
 /**
- * Authenticates a request and, for a charged operation, reserves one unit of allowance
- * (contract: Authentication 1–5, Limits; DESIGN: request flow 1–3). Missing, malformed, revoked
- * and other-environment keys, and any key in the query string, are `invalid_api_key`; a
- * suspended account is `forbidden`; neither is charged.
+ * Authenticates a request, counts it in the short window and, for a charged operation, reserves
+ * one unit of allowance, in one conditional write (contract: Authentication 1–5, Limits; DESIGN:
+ * request flow 1–3, 6). Missing, malformed, revoked and other-environment keys, and any key in
+ * the query string, are `invalid_api_key`; a suspended account is `forbidden`; a full window or
+ * a used-up allowance is refused. None of these is charged.
  */
 export async function authorize(
   credentials: Credentials,
@@ -49,14 +53,12 @@ export async function authorize(
   const record = await deps.keys.findByHash(hashApiKey(apiKey));
   if (!record || record.status !== 'active' || record.env !== deps.env) return invalid;
 
-  if (!options.charge) {
-    const account = await deps.accounts.get(record.accountId);
-    if (!account || account.env !== deps.env) return invalid;
-    if (account.status !== 'active') return { decision: 'forbidden' };
-    return allow(record.keyId, account.accountId, account.plan, account.allowance, false);
-  }
-
-  const reservation = await deps.ledger.reserve(record.accountId);
+  const now = deps.clock.now();
+  const reservation = await deps.ledger.reserve(record.accountId, {
+    keyId: record.keyId,
+    charge: options.charge,
+    window: shortWindowAt(now),
+  });
   switch (reservation.outcome) {
     case 'absent':
       return invalid;
@@ -66,9 +68,14 @@ export async function authorize(
       const { accountId, plan, allowance } = reservation.account;
       return { decision: 'quota_exhausted', accountId, plan, allowance };
     }
-    case 'reserved': {
+    case 'rate_limited': {
       const { accountId, plan, allowance } = reservation.account;
-      return allow(record.keyId, accountId, plan, allowance, true);
+      return { decision: 'rate_limited', accountId, plan, allowance, retryAfterSeconds: secondsUntilNextWindow(now) };
+    }
+    case 'reserved': {
+      const { accountId, plan, allowance, env } = reservation.account;
+      if (env !== deps.env) return invalid;
+      return allow(record.keyId, accountId, plan, allowance, options.charge);
     }
   }
 }

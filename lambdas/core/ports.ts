@@ -35,17 +35,31 @@ export interface AccountStore {
   setStatus(accountId: string, status: AccountStatus): Promise<boolean>;
 }
 
-/** What a reservation of one unit of allowance found. */
+/** One request's admission: the short-window counters it counts against, and whether it is charged. */
+export interface Admission {
+  keyId: string;
+  /** Take one unit of allowance as well (a charged operation). */
+  charge: boolean;
+  /** The current short window (minutes since the epoch) and its limits. */
+  window: { id: number; perKey: number; perAccount: number };
+}
+
+/** What an admission found. */
 export type ReserveOutcome =
   | { outcome: 'reserved'; account: Account }
   | { outcome: 'exhausted'; account: Account }
+  | { outcome: 'rate_limited'; account: Account; scope: 'key' | 'account' }
   | { outcome: 'suspended' }
   | { outcome: 'absent' };
 
-/** The allowance counter: every change is one conditional single-item write. */
+/** The allowance counter and the short-window counters: every change is one conditional single-item write. */
 export interface Ledger {
-  /** Takes one unit if the account is active and has one left; the counter never goes below zero. */
-  reserve(accountId: string): Promise<ReserveOutcome>;
+  /**
+   * Admits one request of an active account: counts it in the short window of its key and its
+   * account, and for a charged operation takes one unit of allowance, all or nothing. The
+   * allowance never goes below zero and a refused request changes nothing.
+   */
+  reserve(accountId: string, admission: Admission): Promise<ReserveOutcome>;
   /** Gives back one unit taken by `reserve`, for an outcome that is not charged. */
   refund(accountId: string): Promise<void>;
   /** Adds requests to the remaining and the additional allowance; undefined when the account is absent. */
@@ -83,4 +97,69 @@ export interface DomainStore {
   get(domain: string): Promise<Domain | undefined>;
   /** Every domain, in no particular order. */
   list(): Promise<Domain[]>;
+}
+
+/** A reserved receiving address (contract: Email), as stored. */
+export interface EmailRecord {
+  emailId: string;
+  accountId: string;
+  address: string;
+  localPart: string;
+  domain: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface EmailStore {
+  /** Stores a new email; `exists` when an email with this id is already stored. */
+  create(email: EmailRecord): Promise<'created' | 'exists'>;
+  get(emailId: string): Promise<EmailRecord | undefined>;
+}
+
+/** The registry of every address ever issued: its entries are never deleted. */
+export interface AddressRegistry {
+  /**
+   * Claims an address for an email, once and forever. `claimed` when this call (or an earlier
+   * one for the same email) holds it; otherwise the email id that holds it.
+   */
+  claim(entry: { address: string; emailId: string; accountId: string; claimedAt: string }): Promise<
+    { outcome: 'claimed' } | { outcome: 'taken'; heldBy: string }
+  >;
+}
+
+/** A create in flight or done, under one account's Idempotency-Key. */
+export interface IdempotencyRecord {
+  /** Account, operation and the SHA-256 of the client's key. */
+  recordKey: string;
+  /** SHA-256 of the canonical request: equal hashes are equivalent requests. */
+  requestHash: string;
+  status: 'in_progress' | 'completed';
+  /** The email this request creates: chosen at the first attempt, kept by every retry. */
+  emailId: string;
+  /** The address this request claims, likewise chosen once. */
+  address: string;
+  localPart: string;
+  domain: string;
+  /** Unix milliseconds until which the current attempt owns the record. */
+  leaseUntil: number;
+  /** Who holds the lease: a random token of the attempt. */
+  leaseToken: string;
+  /** Unix milliseconds after which the record is forgotten (24 hours). */
+  expiresAt: number;
+}
+
+export interface IdempotencyStore {
+  /** Stores a new record unless a live one exists; then returns that one instead. */
+  begin(record: IdempotencyRecord, now: number): Promise<{ outcome: 'started' } | { outcome: 'exists'; record: IdempotencyRecord }>;
+  get(recordKey: string): Promise<IdempotencyRecord | undefined>;
+  /** Takes over an in-progress record whose lease has run out; false when someone else holds it. */
+  takeOver(recordKey: string, lease: { until: number; token: string }, now: number): Promise<boolean>;
+  /** Changes the planned address of a record this attempt holds. */
+  replan(recordKey: string, leaseToken: string, plan: { address: string; localPart: string }): Promise<void>;
+  /** Marks the record completed; the email it names is the answer to every replay. */
+  complete(recordKey: string, leaseToken: string): Promise<void>;
+  /** Gives up the lease so that a retry can resume at once (after a failure). */
+  release(recordKey: string, leaseToken: string): Promise<void>;
+  /** Forgets the record, so the key may be tried again (after a refusal that created nothing). */
+  discard(recordKey: string, leaseToken: string): Promise<void>;
 }

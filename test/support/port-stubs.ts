@@ -1,4 +1,12 @@
-import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore, Ledger } from '../../lambdas/core/ports';
+import type {
+  Account,
+  AccountStore,
+  Admission,
+  ApiKeyRecord,
+  ApiKeyStore,
+  Ledger,
+  ReserveOutcome,
+} from '../../lambdas/core/ports';
 
 /** Port stubs for unit tests of core rules: jest functions, each answering one fixed way. */
 export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {}) {
@@ -13,7 +21,10 @@ export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {
     setStatus: jest.fn(),
   };
   const ledger: jest.Mocked<Ledger> = {
-    reserve: jest.fn(async (_accountId: string) => (options.account ? { outcome: 'reserved' as const, account: options.account } : { outcome: 'absent' as const })),
+    reserve: jest.fn(
+      async (_accountId: string, _admission: Admission): Promise<ReserveOutcome> =>
+        options.account ? { outcome: 'reserved', account: options.account } : { outcome: 'absent' },
+    ),
     refund: jest.fn(),
     grant: jest.fn(),
   };

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../core/plans';
-import type { Account, AccountStatus, AccountStore, Allowance, Ledger, ReserveOutcome } from '../../core/ports';
+import type { Account, AccountStatus, AccountStore, Admission, Allowance, Ledger, ReserveOutcome } from '../../core/ports';
 import { guardStorage, isConditionFailure } from './storage-errors';
 
 interface AccountItem {
@@ -12,10 +12,15 @@ interface AccountItem {
   allowance_base: number;
   allowance_additional: number;
   allowance_remaining: number;
+  /** The short window (minutes since the epoch) the counters below belong to. */
+  win?: number;
+  win_count?: number;
+  /** Requests of each key in the window. */
+  win_keys?: Record<string, number>;
 }
 
-/** A reservation that lost a race with a refund is tried again this many times. */
-const reserveAttempts = 3;
+/** An admission that lost a race (a window change, a refund) is tried again this many times. */
+const reserveAttempts = 5;
 
 /**
  * Accounts and their allowance on one DynamoDB item each. Every allowance change is a single
@@ -40,10 +45,15 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
   }
 
   async get(accountId: string): Promise<Account | undefined> {
+    const item = await this.getItem(accountId);
+    return item ? fromItem(item) : undefined;
+  }
+
+  private async getItem(accountId: string): Promise<AccountItem | undefined> {
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { account_id: accountId }, ConsistentRead: true })),
     );
-    return Item ? fromItem(Item as AccountItem) : undefined;
+    return Item as AccountItem | undefined;
   }
 
   async setStatus(accountId: string, status: AccountStatus): Promise<boolean> {
@@ -51,30 +61,77 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
     return item !== undefined;
   }
 
-  async reserve(accountId: string): Promise<ReserveOutcome> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { Attributes } = await guardStorage(() =>
-          this.client.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: { account_id: accountId },
-              UpdateExpression: 'SET allowance_remaining = allowance_remaining - :one',
-              ConditionExpression: 'attribute_exists(account_id) AND #status = :active AND allowance_remaining > :zero',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':active': 'active' },
-              ReturnValues: 'ALL_NEW',
-            }),
-          ),
-        );
-        return { outcome: 'reserved', account: fromItem(Attributes as AccountItem) };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        const account = await this.get(accountId);
-        if (!account) return { outcome: 'absent' };
-        if (account.status !== 'active') return { outcome: 'suspended' };
-        if (account.allowance.remaining <= 0 || attempt >= reserveAttempts) return { outcome: 'exhausted', account };
+  /**
+   * One conditional update in the common case: the window is current, so the counters of the
+   * account and the key grow by one (and the allowance shrinks by one) only while every limit
+   * holds. A failed condition is explained by one consistent read; a window that has moved on is
+   * restarted by a second conditional update.
+   */
+  async reserve(accountId: string, admission: Admission): Promise<ReserveOutcome> {
+    for (let attempt = 1; attempt <= reserveAttempts; attempt++) {
+      const admitted = await this.admit(accountId, admission, 'current');
+      if (admitted) return { outcome: 'reserved', account: admitted };
+      const item = await this.getItem(accountId);
+      if (!item) return { outcome: 'absent' };
+      const account = fromItem(item);
+      if (account.status !== 'active') return { outcome: 'suspended' };
+      if (admission.charge && account.allowance.remaining <= 0) return { outcome: 'exhausted', account };
+      if ((item.win ?? -1) < admission.window.id) {
+        const restarted = await this.admit(accountId, admission, 'new');
+        if (restarted) return { outcome: 'reserved', account: restarted };
+        continue;
       }
+      if ((item.win_count ?? 0) >= admission.window.perAccount) return { outcome: 'rate_limited', account, scope: 'account' };
+      if ((item.win_keys?.[admission.keyId] ?? 0) >= admission.window.perKey) {
+        return { outcome: 'rate_limited', account, scope: 'key' };
+      }
+    }
+    const account = await this.get(accountId);
+    return account ? { outcome: 'rate_limited', account, scope: 'account' } : { outcome: 'absent' };
+  }
+
+  /** One admission attempt in the current window or a new one; the account, or undefined when a condition failed. */
+  private async admit(accountId: string, admission: Admission, window: 'current' | 'new'): Promise<Account | undefined> {
+    const charge = admission.charge;
+    const values: Record<string, unknown> = { ':one': 1, ':active': 'active', ':w': admission.window.id };
+    const conditions = ['attribute_exists(account_id)', '#status = :active'];
+    const updates: string[] = [];
+    if (charge) {
+      updates.push('allowance_remaining = allowance_remaining - :one');
+      conditions.push('allowance_remaining > :zero');
+      values[':zero'] = 0;
+    }
+    if (window === 'current') {
+      updates.push('win_count = win_count + :one', '#keys.#key = if_not_exists(#keys.#key, :zero) + :one');
+      conditions.push('win >= :w', 'win_count < :perAccount', '(attribute_not_exists(#keys.#key) OR #keys.#key < :perKey)');
+      Object.assign(values, { ':zero': 0, ':perAccount': admission.window.perAccount, ':perKey': admission.window.perKey });
+    } else {
+      updates.push('win = :w', 'win_count = :one', '#keys = :fresh');
+      conditions.push('(attribute_not_exists(win) OR win < :w)');
+      values[':fresh'] = { [admission.keyId]: 1 };
+    }
+    try {
+      const { Attributes } = await guardStorage(() =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { account_id: accountId },
+            UpdateExpression: `SET ${updates.join(', ')}`,
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: {
+              '#status': 'status',
+              '#keys': 'win_keys',
+              ...(window === 'current' ? { '#key': admission.keyId } : {}),
+            },
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return fromItem(Attributes as AccountItem);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
     }
   }
 
@@ -130,6 +187,9 @@ function toItem(account: Account): AccountItem {
     allowance_base: account.allowance.base,
     allowance_additional: account.allowance.additional,
     allowance_remaining: account.allowance.remaining,
+    win: 0,
+    win_count: 0,
+    win_keys: {},
   };
 }
 

@@ -25,6 +25,8 @@ export function authorizerDecision(): MiddlewareObj<ApiEvent, ApiResponse> {
           throw new Unavailable(1);
         case 'quota_exhausted':
           throw new RateLimited('The request allowance of this account is used up.', quotaRetryAfterSeconds);
+        case 'rate_limited':
+          throw new RateLimited('Too many requests in a short window; slow down.', decision.retryAfterSeconds);
       }
     },
   };

@@ -33,42 +33,77 @@ beforeEach(() => dynamo.reset());
 
 describe('DynamoDbAccountStore as the ledger', () => {
   const store = new DynamoDbAccountStore(client, 'accounts');
+  const admission = { keyId: 'key_1', charge: true, window: { id: 1000, perKey: 300, perAccount: 600 } };
+  const current = { ...accountItem, allowance_remaining: 5, win: 1000, win_count: 10, win_keys: { key_1: 10 } };
 
-  it('reserves with one conditional decrement that can never pass zero', async () => {
-    dynamo.on(UpdateCommand).resolves({ Attributes: { ...accountItem, allowance_remaining: 41 } });
-    const outcome = await store.reserve('acc_1');
+  it('admits with one conditional update that counts the window and can never pass zero', async () => {
+    dynamo.on(UpdateCommand).resolves({ Attributes: { ...current, allowance_remaining: 41 } });
+    const outcome = await store.reserve('acc_1', admission);
     expect(outcome).toMatchObject({ outcome: 'reserved', account: { allowance: { remaining: 41 } } });
     const input = dynamo.commandCalls(UpdateCommand)[0]!.args[0].input;
-    expect(input.UpdateExpression).toBe('SET allowance_remaining = allowance_remaining - :one');
+    expect(input.UpdateExpression).toContain('allowance_remaining = allowance_remaining - :one');
+    expect(input.UpdateExpression).toContain('win_count = win_count + :one');
     expect(input.ConditionExpression).toContain('allowance_remaining > :zero');
     expect(input.ConditionExpression).toContain('#status = :active');
+    expect(input.ConditionExpression).toContain('win_count < :perAccount');
+    expect(input.ExpressionAttributeValues).toMatchObject({ ':perAccount': 600, ':perKey': 300, ':w': 1000 });
+    expect(input.ExpressionAttributeNames).toMatchObject({ '#key': 'key_1' });
     expect(dynamo.commandCalls(GetCommand)).toHaveLength(0);
   });
 
+  it('leaves the allowance alone for an uncharged operation', async () => {
+    dynamo.on(UpdateCommand).resolves({ Attributes: current });
+    await store.reserve('acc_1', { ...admission, charge: false });
+    const input = dynamo.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(input.UpdateExpression).not.toContain('allowance_remaining');
+    expect(input.ConditionExpression).not.toContain('allowance_remaining');
+  });
+
   it.each([
-    ['exhausted', { Item: accountItem }],
-    ['suspended', { Item: { ...accountItem, status: 'suspended', allowance_remaining: 5 } }],
-    ['absent', {}],
-  ])('explains a failed condition as %s with one consistent read', async (outcome, read) => {
+    ['exhausted', { ...current, allowance_remaining: 0 }],
+    ['suspended', { ...current, status: 'suspended' }],
+    ['rate_limited', { ...current, win_count: 600 }],
+    ['rate_limited', { ...current, win_keys: { key_1: 300 } }],
+  ])('explains a failed condition as %s with one consistent read', async (outcome, item) => {
     dynamo.on(UpdateCommand).rejects(conditionFailed());
-    dynamo.on(GetCommand).resolves(read);
-    expect(await store.reserve('acc_1')).toMatchObject({ outcome });
+    dynamo.on(GetCommand).resolves({ Item: item });
+    expect(await store.reserve('acc_1', admission)).toMatchObject({ outcome });
     expect(dynamo.commandCalls(GetCommand)[0]!.args[0].input.ConsistentRead).toBe(true);
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(1);
+  });
+
+  it('explains a missing account as absent', async () => {
+    dynamo.on(UpdateCommand).rejects(conditionFailed());
+    dynamo.on(GetCommand).resolves({});
+    expect(await store.reserve('acc_1', admission)).toEqual({ outcome: 'absent' });
+  });
+
+  it('starts a new window with a second conditional update when the minute has moved on', async () => {
+    dynamo
+      .on(UpdateCommand)
+      .rejectsOnce(conditionFailed())
+      .resolves({ Attributes: { ...current, win: 1000, win_count: 1 } });
+    dynamo.on(GetCommand).resolves({ Item: { ...current, win: 999, win_count: 600 } });
+    expect(await store.reserve('acc_1', admission)).toMatchObject({ outcome: 'reserved' });
+    const restart = dynamo.commandCalls(UpdateCommand)[1]!.args[0].input;
+    expect(restart.UpdateExpression).toContain('win = :w');
+    expect(restart.ConditionExpression).toContain('win < :w');
+    expect(restart.ExpressionAttributeValues).toMatchObject({ ':fresh': { key_1: 1 } });
   });
 
   it('tries again when a refund raced the failed condition', async () => {
     dynamo
       .on(UpdateCommand)
       .rejectsOnce(conditionFailed())
-      .resolves({ Attributes: { ...accountItem, allowance_remaining: 0 } });
-    dynamo.on(GetCommand).resolves({ Item: { ...accountItem, allowance_remaining: 1 } });
-    expect(await store.reserve('acc_1')).toMatchObject({ outcome: 'reserved' });
+      .resolves({ Attributes: { ...current, allowance_remaining: 0 } });
+    dynamo.on(GetCommand).resolves({ Item: { ...current, allowance_remaining: 1 } });
+    expect(await store.reserve('acc_1', admission)).toMatchObject({ outcome: 'reserved' });
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(2);
   });
 
   it('turns a throttled write into 503 Unavailable', async () => {
     dynamo.on(UpdateCommand).rejects(throttled());
-    await expect(store.reserve('acc_1')).rejects.toBeInstanceOf(Unavailable);
+    await expect(store.reserve('acc_1', admission)).rejects.toBeInstanceOf(Unavailable);
     await expect(store.refund('acc_1')).rejects.toBeInstanceOf(Unavailable);
   });
 

@@ -2,6 +2,7 @@ import { generateApiKey, hashApiKey } from '../../../lambdas/core/api-keys';
 import { authorize, type Credentials } from '../../../lambdas/core/authorize';
 import type { ApiKeyRecord } from '../../../lambdas/core/ports';
 import { accountFixture, stubPorts } from '../../support/port-stubs';
+import { TestClock } from '../../support/test-clock';
 
 const apiKey = generateApiKey('local');
 const keyRecord: ApiKeyRecord = {
@@ -16,22 +17,42 @@ const bearer = (key: string): Credentials => ({ authorization: [`Bearer ${key}`]
 
 function setup(options: Parameters<typeof stubPorts>[0] = { key: keyRecord, account: accountFixture() }) {
   const ports = stubPorts(options);
-  return { ports, deps: { env: 'local', ...ports } };
+  return { ports, deps: { env: 'local', ...ports, clock: new TestClock('2026-11-22T12:00:45.000Z') } };
 }
 
 describe('authorize', () => {
-  it('allows a valid key and reserves one unit for a charged operation', async () => {
+  it('allows a valid key, counting it in the current minute and reserving one unit', async () => {
     const { ports, deps } = setup();
     const decision = await authorize(bearer(apiKey), { charge: true }, deps);
     expect(decision).toMatchObject({ decision: 'allow', accountId: 'acc_fixture', keyId: 'key_fixture', charged: true });
     expect(ports.keys.findByHash).toHaveBeenCalledWith(hashApiKey(apiKey));
-    expect(ports.ledger.reserve).toHaveBeenCalledWith('acc_fixture');
+    const minute = Math.floor(Date.parse('2026-11-22T12:00:00.000Z') / 60_000);
+    expect(ports.ledger.reserve).toHaveBeenCalledWith('acc_fixture', {
+      keyId: 'key_fixture',
+      charge: true,
+      window: { id: minute, perKey: 300, perAccount: 600 },
+    });
   });
 
-  it('reserves nothing for an uncharged operation', async () => {
+  it('counts an uncharged operation in the short window without reserving allowance', async () => {
     const { ports, deps } = setup();
     expect(await authorize(bearer(apiKey), { charge: false }, deps)).toMatchObject({ decision: 'allow', charged: false });
-    expect(ports.ledger.reserve).not.toHaveBeenCalled();
+    expect(ports.ledger.reserve).toHaveBeenCalledWith('acc_fixture', expect.objectContaining({ charge: false }));
+  });
+
+  it('answers rate_limited with the seconds left in the minute when a window is full', async () => {
+    const account = accountFixture();
+    const { ports, deps } = setup({ key: keyRecord, account });
+    ports.ledger.reserve.mockResolvedValueOnce({ outcome: 'rate_limited', account, scope: 'key' });
+    expect(await authorize(bearer(apiKey), { charge: true }, deps)).toMatchObject({
+      decision: 'rate_limited',
+      retryAfterSeconds: 15,
+    });
+  });
+
+  it('refuses a key whose account belongs to another environment', async () => {
+    const { deps } = setup({ key: keyRecord, account: accountFixture({ env: 'staging' }) });
+    expect(await authorize(bearer(apiKey), { charge: false }, deps)).toEqual({ decision: 'invalid_api_key' });
   });
 
   it.each([
@@ -81,7 +102,7 @@ describe('authorize', () => {
 
   it('answers forbidden for a suspended account, charged or not', async () => {
     const { ports, deps } = setup({ key: keyRecord, account: accountFixture({ status: 'suspended' }) });
-    ports.ledger.reserve.mockResolvedValueOnce({ outcome: 'suspended' });
+    ports.ledger.reserve.mockResolvedValue({ outcome: 'suspended' });
     expect(await authorize(bearer(apiKey), { charge: true }, deps)).toEqual({ decision: 'forbidden' });
     expect(await authorize(bearer(apiKey), { charge: false }, deps)).toEqual({ decision: 'forbidden' });
   });
