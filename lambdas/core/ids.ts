@@ -20,3 +20,8 @@ export function newGatewayRequestId(): string {
 export function requestIdFor(gatewayRequestId: string): string {
   return `req_${gatewayRequestId}`;
 }
+
+/** True for an identifier of the given kind: the prefix and 10 to 64 base64url characters (contract). */
+export function isIdOf(prefix: IdPrefix, value: string): boolean {
+  return new RegExp(`^${prefix}_[A-Za-z0-9_-]{10,64}$`).test(value);
+}

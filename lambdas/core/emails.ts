@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { assertLocalPartAllowed, composeAddress, randomLocalPart } from './addresses';
+import type { Clock } from './clock';
+import { Conflict, NotFound, PolicyViolation, ServiceError, Unavailable } from './errors';
+import { idempotencyLeaseMs, idempotencyLifetimeMs, idempotencyRecordKey, requestHash } from './idempotency';
+import { newId } from './ids';
+import type { AddressRegistry, DomainStore, EmailRecord, EmailStore, IdempotencyRecord, IdempotencyStore } from './ports';
+
+/** The contract's Email resource. */
+export interface EmailResource {
+  id: string;
+  address: string;
+  local_part: string;
+  domain: string;
+  status: 'active' | 'expired';
+  created_at: string;
+  expires_at: string;
+}
+
+export interface EmailDeps {
+  emails: EmailStore;
+  registry: AddressRegistry;
+  idempotency: IdempotencyStore;
+  domains: DomainStore;
+  clock: Clock;
+  /** Reservation lifetime: 30 days (a local override may shorten it). */
+  emailTtlSeconds: number;
+  /** How long a request waits for a concurrent one with the same key before answering 503. */
+  concurrentWaitMs?: number;
+}
+
+export interface CreateEmailRequest {
+  accountId: string;
+  idempotencyKey: string;
+  /** Normalized: lower case. */
+  localPart?: string;
+  /** Normalized: lower case, no trailing dot. */
+  domain?: string;
+}
+
+const pollIntervalMs = 25;
+/** A chosen local part that collides is chosen anew this many times. */
+const chosenAddressAttempts = 3;
+
+/**
+ * Reserves a new address for 30 days (contract: POST /v1/emails). The same Idempotency-Key with
+ * an equivalent request replays the original email; with another request it is 409. Every step
+ * is a single-item conditional write, ordered so that a crash at any point is safe to retry with
+ * the same key: the email id and address are planned once, in the idempotency record.
+ */
+export async function createEmail(
+  request: CreateEmailRequest,
+  deps: EmailDeps,
+): Promise<{ email: EmailRecord; replayed: boolean }> {
+  const now = deps.clock.now().getTime();
+  const recordKey = idempotencyRecordKey(request.accountId, 'createEmail', request.idempotencyKey);
+  const hash = requestHash({ local_part: request.localPart, domain: request.domain });
+  const lease = { token: randomUUID(), until: now + idempotencyLeaseMs };
+  if (request.localPart !== undefined) assertLocalPartAllowed(request.localPart);
+  const domain = request.domain ?? (await defaultDomain(deps.domains));
+  const localPart = request.localPart ?? randomLocalPart();
+  const planned: IdempotencyRecord = {
+    recordKey,
+    requestHash: hash,
+    status: 'in_progress',
+    emailId: newId('eml'),
+    address: composeAddress(localPart, domain),
+    localPart,
+    domain,
+    leaseUntil: lease.until,
+    leaseToken: lease.token,
+    expiresAt: now + idempotencyLifetimeMs,
+  };
+
+  const begun = await deps.idempotency.begin(planned, now);
+  let record = planned;
+  if (begun.outcome === 'exists') {
+    const settled = await awaitExisting(begun.record, hash, lease, deps);
+    if ('replay' in settled) return { email: settled.replay, replayed: true };
+    record = settled.resume;
+  }
+
+  try {
+    const email = await fulfil(record, request, lease.token, deps);
+    await deps.idempotency.complete(recordKey, lease.token);
+    return { email, replayed: false };
+  } catch (error) {
+    await giveBack(recordKey, lease.token, error, deps);
+    throw error;
+  }
+}
+
+/** Reads an email the account owns and that has not expired (contract: GET /v1/emails/{id}). */
+export async function getEmail(accountId: string, emailId: string, deps: { emails: EmailStore; clock: Clock }) {
+  const email = await deps.emails.get(emailId);
+  if (!email || email.accountId !== accountId || !isActive(email, deps.clock.now())) throw new NotFound();
+  return email;
+}
+
+/** The Email resource of a record at a moment. */
+export function toEmailResource(email: EmailRecord, now: Date): EmailResource {
+  return {
+    id: email.emailId,
+    address: email.address,
+    local_part: email.localPart,
+    domain: email.domain,
+    status: isActive(email, now) ? 'active' : 'expired',
+    created_at: email.createdAt,
+    expires_at: email.expiresAt,
+  };
+}
+
+/** An address receives until its reservation's `expires_at`, and never again after. */
+export function isActive(email: Pick<EmailRecord, 'expiresAt'>, now: Date): boolean {
+  return now.getTime() < Date.parse(email.expiresAt);
+}
+
+/** The first domain, by name, open for creation and receiving. */
+async function defaultDomain(domains: DomainStore): Promise<string> {
+  const open = (await domains.list()).filter((domain) => domain.createEnabled && domain.receiveEnabled);
+  const first = open.map((domain) => domain.domain).sort()[0];
+  if (!first) throw new Unavailable(60);
+  return first;
+}
+
+/**
+ * What to do about a record another attempt made: replay it when completed, refuse it for
+ * another request, take it over when its attempt died, or wait while it is in flight.
+ */
+async function awaitExisting(
+  existing: IdempotencyRecord,
+  hash: string,
+  lease: { token: string; until: number },
+  deps: EmailDeps,
+): Promise<{ replay: EmailRecord } | { resume: IdempotencyRecord }> {
+  const deadline = Date.now() + (deps.concurrentWaitMs ?? 3000);
+  let record: IdempotencyRecord | undefined = existing;
+  for (;;) {
+    if (!record) throw new Unavailable(1);
+    if (record.requestHash !== hash) {
+      throw new Conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+    }
+    if (record.status === 'completed') {
+      const email = await deps.emails.get(record.emailId);
+      if (!email) throw new Error(`completed idempotency record without its email ${record.emailId}`);
+      return { replay: email };
+    }
+    const now = deps.clock.now().getTime();
+    if (record.leaseUntil <= now && (await deps.idempotency.takeOver(record.recordKey, lease, now))) {
+      return { resume: { ...record, leaseToken: lease.token, leaseUntil: lease.until } };
+    }
+    if (Date.now() >= deadline) throw new Unavailable(1);
+    await delay(pollIntervalMs);
+    record = await deps.idempotency.get(record.recordKey);
+  }
+}
+
+/** The writes of a create, each safe to repeat: claim the address, then store the email. */
+async function fulfil(
+  record: IdempotencyRecord,
+  request: CreateEmailRequest,
+  leaseToken: string,
+  deps: EmailDeps,
+): Promise<EmailRecord> {
+  await assertDomainOpen(record.domain, deps.domains);
+  let { address, localPart } = record;
+
+  for (let attempt = 1; ; attempt++) {
+    const claim = await deps.registry.claim({
+      address,
+      emailId: record.emailId,
+      accountId: request.accountId,
+      claimedAt: deps.clock.now().toISOString(),
+    });
+    if (claim.outcome === 'claimed') break;
+    if (request.localPart !== undefined || attempt >= chosenAddressAttempts) {
+      throw new Conflict('address_unavailable', 'This address has already been issued.');
+    }
+    localPart = randomLocalPart();
+    address = composeAddress(localPart, record.domain);
+    await deps.idempotency.replan(record.recordKey, leaseToken, { address, localPart });
+  }
+
+  const now = deps.clock.now();
+  const email: EmailRecord = {
+    emailId: record.emailId,
+    accountId: request.accountId,
+    address,
+    localPart,
+    domain: record.domain,
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + deps.emailTtlSeconds * 1000).toISOString(),
+  };
+  if ((await deps.emails.create(email)) === 'created') return email;
+  const stored = await deps.emails.get(email.emailId);
+  if (!stored) throw new Error(`email ${email.emailId} reported as existing but not found`);
+  return stored;
+}
+
+async function assertDomainOpen(name: string, domains: DomainStore): Promise<void> {
+  const domain = await domains.get(name);
+  if (!domain || !domain.createEnabled || !domain.receiveEnabled) {
+    throw new PolicyViolation('Addresses cannot be created on this domain.', [
+      { field: 'domain', reason: 'domain_not_allowed' },
+    ]);
+  }
+}
+
+/**
+ * After a failed attempt: a refusal that created nothing forgets the record, so the key can be
+ * used again; any other failure only gives up the lease, so a retry resumes the same plan at once.
+ */
+async function giveBack(recordKey: string, leaseToken: string, error: unknown, deps: EmailDeps): Promise<void> {
+  const refusal = error instanceof ServiceError && !(error instanceof Unavailable);
+  try {
+    if (refusal) await deps.idempotency.discard(recordKey, leaseToken);
+    else await deps.idempotency.release(recordKey, leaseToken);
+  } catch {
+    // The lease runs out by itself; the original error is the answer.
+  }
+}
