@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { localTableNames, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
+import { localTableNames, tableKeys, tableNamesFrom, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import { createStores, type Stores } from '../lambdas/api/services';
 import { ensureTables, startLocalDynamoDb } from '../local/local-dynamodb';
 import { runningEndpoint } from '../local/endpoint-file';
@@ -13,8 +13,7 @@ export interface Connection {
 
 /**
  * Connects the operator CLI to the same tables the service uses: on AWS when the stack's table
- * names are given (`ACCOUNTS_TABLE`, `API_KEYS_TABLE`, `DOMAINS_TABLE`, as the stack outputs
- * them); otherwise to the local runtime's dynalite, through the running service, or, when none
+ * names are given (`ACCOUNTS_TABLE`, `API_KEYS_TABLE`…, as the stack outputs them); otherwise to the local runtime's dynalite, through the running service, or, when none
  * runs, by opening the data directory itself.
  */
 export async function connect(environment: NodeJS.ProcessEnv): Promise<Connection> {
@@ -39,10 +38,8 @@ export async function connect(environment: NodeJS.ProcessEnv): Promise<Connectio
 }
 
 function awsTableNames(environment: NodeJS.ProcessEnv): TableNames | undefined {
-  const { ACCOUNTS_TABLE, API_KEYS_TABLE, DOMAINS_TABLE } = environment;
-  if (!ACCOUNTS_TABLE && !API_KEYS_TABLE && !DOMAINS_TABLE) return undefined;
-  if (!ACCOUNTS_TABLE || !API_KEYS_TABLE || !DOMAINS_TABLE) {
-    throw new Error('Give all of ACCOUNTS_TABLE, API_KEYS_TABLE and DOMAINS_TABLE, or none.');
-  }
-  return { accounts: ACCOUNTS_TABLE, apiKeys: API_KEYS_TABLE, domains: DOMAINS_TABLE };
+  const names = tableNamesFrom(environment);
+  if (!('missing' in names)) return names;
+  if (names.missing.length === tableKeys.length) return undefined;
+  throw new Error(`Give every table name or none; missing: ${names.missing.join(', ')}`);
 }

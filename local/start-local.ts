@@ -1,5 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
 import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
@@ -25,15 +27,19 @@ export interface LocalRuntime {
   close(): Promise<void>;
 }
 
+export interface LocalOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  /** Sees the DynamoDB client before any use: tests add SDK middleware here to inject faults. */
+  instrumentDynamoDb?: (client: DynamoDBDocumentClient) => void;
+}
+
 /**
  * The whole service on one machine (DESIGN: local operator interface): dynalite plays DynamoDB,
  * an HTTP front plays API Gateway, an SMTP listener plays SES. The functions it calls are the
  * ones that ship to Lambda.
  */
-export async function startLocal(
-  config: LocalConfig,
-  overrides: { clock?: Clock; logger?: Logger } = {},
-): Promise<LocalRuntime> {
+export async function startLocal(config: LocalConfig, overrides: LocalOverrides = {}): Promise<LocalRuntime> {
   if (config.dataDir) {
     await mkdir(config.dataDir, { recursive: true });
     const running = await runningEndpoint(config.dataDir);
@@ -42,13 +48,16 @@ export async function startLocal(
   const dynamodb = await startLocalDynamoDb({ path: config.dataDir && join(config.dataDir, 'dynamodb') });
   const tableNames = localTableNames();
   await ensureTables(dynamodb.endpoint, tableNames);
+  const client = createDocumentClient({ endpoint: dynamodb.endpoint });
+  overrides.instrumentDynamoDb?.(client);
   const services = createServices(
     {
+      client,
       env: config.env,
       tableNames,
       cursorSecret: config.cursorSecret ?? (await loadCursorSecret(config.dataDir)),
       logLevel: config.logLevel,
-      dynamodbEndpoint: dynamodb.endpoint,
+      emailTtlSeconds: config.emailTtlSeconds,
     },
     overrides,
   );

@@ -1,11 +1,23 @@
 import { DynamoDbAccountStore } from '../adapters/dynamodb/dynamodb-account-store';
 import { DynamoDbApiKeyStore } from '../adapters/dynamodb/dynamodb-api-key-store';
+import { DynamoDbAddressRegistry } from '../adapters/dynamodb/dynamodb-address-registry';
 import { DynamoDbDomainStore } from '../adapters/dynamodb/dynamodb-domain-store';
+import { DynamoDbEmailStore } from '../adapters/dynamodb/dynamodb-email-store';
+import { DynamoDbIdempotencyStore } from '../adapters/dynamodb/dynamodb-idempotency-store';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
 import { systemClock, type Clock } from '../core/clock';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
-import type { AccountStore, ApiKeyStore, DomainStore, Ledger } from '../core/ports';
+import type {
+  AccountStore,
+  AddressRegistry,
+  ApiKeyStore,
+  DomainStore,
+  EmailStore,
+  IdempotencyStore,
+  Ledger,
+} from '../core/ports';
 
 /** The storage adapters of one deployment. */
 export interface Stores {
@@ -13,10 +25,15 @@ export interface Stores {
   ledger: Ledger;
   keys: ApiKeyStore;
   domains: DomainStore;
+  emails: EmailStore;
+  registry: AddressRegistry;
+  idempotency: IdempotencyStore;
 }
 
 export interface StoresConfig {
   tableNames: TableNames;
+  /** An already-built client (the local runtime's); otherwise one is built from the endpoint. */
+  client?: DynamoDBDocumentClient;
   /** DynamoDB endpoint; the local dynalite, or AWS's own when absent. */
   dynamodbEndpoint?: string;
   region?: string;
@@ -24,13 +41,16 @@ export interface StoresConfig {
 
 /** The DynamoDB adapters over one document client: what the operator CLI needs, and the routes too. */
 export function createStores(config: StoresConfig): Stores {
-  const client = createDocumentClient({ endpoint: config.dynamodbEndpoint, region: config.region });
+  const client = config.client ?? createDocumentClient({ endpoint: config.dynamodbEndpoint, region: config.region });
   const accounts = new DynamoDbAccountStore(client, config.tableNames.accounts);
   return {
     accounts,
     ledger: accounts,
     keys: new DynamoDbApiKeyStore(client, config.tableNames.apiKeys),
     domains: new DynamoDbDomainStore(client, config.tableNames.domains),
+    emails: new DynamoDbEmailStore(client, config.tableNames.emails),
+    registry: new DynamoDbAddressRegistry(client, config.tableNames.addresses),
+    idempotency: new DynamoDbIdempotencyStore(client, config.tableNames.idempotency),
   };
 }
 
@@ -42,13 +62,19 @@ export interface ApiServices extends Stores {
   logger: Logger;
   /** HMAC secret of list cursors. */
   cursorSecret: string;
+  /** Reservation lifetime in seconds: 30 days, shortened only by the local override. */
+  emailTtlSeconds: number;
 }
 
 export interface ServicesConfig extends StoresConfig {
   env: string;
   cursorSecret: string;
   logLevel: LogLevel;
+  emailTtlSeconds?: number;
 }
+
+/** The contract's reservation lifetime. */
+export const emailLifetimeSeconds = 30 * 24 * 60 * 60;
 
 /**
  * Builds the real services over DynamoDB. The Lambda runtime calls it with its environment, the
@@ -64,5 +90,6 @@ export function createServices(
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? jsonLogger(config.logLevel, (line) => process.stdout.write(`${line}\n`)),
     cursorSecret: config.cursorSecret,
+    emailTtlSeconds: config.emailTtlSeconds ?? emailLifetimeSeconds,
   };
 }

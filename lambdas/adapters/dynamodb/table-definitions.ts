@@ -13,6 +13,10 @@ export const tableDefinitions = {
   accounts: { partitionKey: 'account_id' },
   apiKeys: { partitionKey: 'key_hash' },
   domains: { partitionKey: 'domain' },
+  emails: { partitionKey: 'email_id', ttlAttribute: 'ttl' },
+  /** Every address ever issued: never deleted, so no address is allocated twice. */
+  addresses: { partitionKey: 'address' },
+  idempotency: { partitionKey: 'record_key', ttlAttribute: 'ttl' },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableKey = keyof typeof tableDefinitions;
@@ -25,4 +29,16 @@ export const tableKeys = Object.keys(tableDefinitions) as TableKey[];
 /** The local runtime's table names: a fixed prefix, since one dynalite serves one deployment. */
 export function localTableNames(prefix = 'tempmail'): TableNames {
   return Object.fromEntries(tableKeys.map((key) => [key, `${prefix}-${key}`])) as TableNames;
+}
+
+/** The environment variable that carries a table's name to a function or the CLI: `apiKeys` → `API_KEYS_TABLE`. */
+export function tableEnvironmentName(key: TableKey): string {
+  return `${key.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}_TABLE`;
+}
+
+/** The table names from an environment, or the names of those missing. */
+export function tableNamesFrom(environment: Record<string, string | undefined>): TableNames | { missing: string[] } {
+  const missing = tableKeys.map(tableEnvironmentName).filter((name) => !environment[name]);
+  if (missing.length > 0) return { missing };
+  return Object.fromEntries(tableKeys.map((key) => [key, environment[tableEnvironmentName(key)]!])) as TableNames;
 }
