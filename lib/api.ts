@@ -11,6 +11,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
+import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { Storage } from './storage';
 
 export interface ApiProps {
@@ -36,10 +37,8 @@ export class Api extends Construct {
     super(scope, id);
     const environment = {
       TEMPMAIL_ENV: props.stage,
-      ACCOUNTS_TABLE: props.storage.tables.accounts.tableName,
-      API_KEYS_TABLE: props.storage.tables.apiKeys.tableName,
-      DOMAINS_TABLE: props.storage.tables.domains.tableName,
       CURSOR_SECRET: props.cursorSecret,
+      ...Object.fromEntries(tableKeys.map((key) => [tableEnvironmentName(key), props.storage.tables[key].tableName])),
     };
 
     this.restApi = new RestApi(this, 'RestApi', {
@@ -87,10 +86,24 @@ export class Api extends Construct {
     });
   }
 
-  /** Each route reads what it needs: every route settles the allowance on the accounts table. */
+  /** Each route reaches what it needs: every route settles the allowance on the accounts table. */
   private grantRoute(route: RouteDefinition, fn: NodejsFunction, storage: Storage): void {
-    storage.tables.accounts.grantReadWriteData(fn);
-    if (route.id === 'listDomains') storage.tables.domains.grantReadData(fn);
+    const { tables } = storage;
+    tables.accounts.grantReadWriteData(fn);
+    switch (route.id) {
+      case 'listDomains':
+        tables.domains.grantReadData(fn);
+        break;
+      case 'createEmail':
+        tables.domains.grantReadData(fn);
+        tables.emails.grantReadWriteData(fn);
+        tables.addresses.grantReadWriteData(fn);
+        tables.idempotency.grantReadWriteData(fn);
+        break;
+      case 'getEmail':
+        tables.emails.grantReadData(fn);
+        break;
+    }
   }
 
   private resourceFor(path: string): IResource {

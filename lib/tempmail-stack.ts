@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import { Api } from './api';
 import { Storage } from './storage';
 
@@ -25,8 +26,12 @@ export class TempmailStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
-    new CfnOutput(this, 'AccountsTable', { value: storage.tables.accounts.tableName });
-    new CfnOutput(this, 'ApiKeysTable', { value: storage.tables.apiKeys.tableName });
-    new CfnOutput(this, 'DomainsTable', { value: storage.tables.domains.tableName });
+    for (const key of tableKeys) {
+      // Named as the operator CLI reads them from its environment, e.g. API_KEYS_TABLE.
+      new CfnOutput(this, tableEnvironmentName(key).replace(/_/g, ''), {
+        value: storage.tables[key].tableName,
+        description: tableEnvironmentName(key),
+      });
+    }
   }
 }

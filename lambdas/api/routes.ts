@@ -19,6 +19,8 @@ export interface RouteDefinition {
 }
 
 export const routes = [
+  { id: 'createEmail', method: 'POST', path: '/v1/emails', module: 'create-email', charged: true },
+  { id: 'getEmail', method: 'GET', path: '/v1/emails/{email_id}', module: 'get-email', charged: true },
   { id: 'listDomains', method: 'GET', path: '/v1/domains', module: 'list-domains', charged: true },
   { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false },
 ] as const satisfies readonly RouteDefinition[];

@@ -1,7 +1,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { routes } from '../../lambdas/api/routes';
-import { tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { TempmailStack } from '../../lib/tempmail-stack';
 
 let template: Template;
@@ -54,6 +54,9 @@ describe('the stack', () => {
   });
 
   it('outputs what the operator CLI needs', () => {
-    for (const name of ['ApiUrl', 'AccountsTable', 'ApiKeysTable', 'DomainsTable']) template.hasOutput(name, {});
+    template.hasOutput('ApiUrl', {});
+    for (const key of tableKeys) {
+      template.hasOutput(tableEnvironmentName(key).replace(/_/g, ''), { Description: tableEnvironmentName(key) });
+    }
   });
 });

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { openAccount } from '../../lambdas/core/accounts';
 import type { Plan } from '../../lambdas/core/plans';
 import type { LocalConfig } from '../../local/config';
-import { startLocal, type LocalRuntime } from '../../local/start-local';
+import { startLocal, type LocalOverrides, type LocalRuntime } from '../../local/start-local';
 import { memoryLogger } from './memory-logger';
 import { TestClock } from './test-clock';
 
@@ -15,6 +16,8 @@ export interface TestService {
   account(plan?: Plan, env?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
   /** The account's remaining allowance, read from storage (not through the API). */
   remaining(accountId: string): Promise<number>;
+  /** POST /v1/emails with a JSON body and an Idempotency-Key. */
+  createEmail(key: string, body: unknown, idempotencyKey?: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -22,7 +25,10 @@ export interface TestService {
  * Starts the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback ports,
  * through the same `startLocal` that `npm start` calls, with a test clock.
  */
-export async function startTestService(overrides: Partial<LocalConfig> = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: Partial<LocalConfig> = {},
+  runtimeOverrides: Pick<LocalOverrides, 'instrumentDynamoDb'> = {},
+): Promise<TestService> {
   const clock = new TestClock();
   const logger = memoryLogger();
   const runtime = await startLocal(
@@ -39,7 +45,7 @@ export async function startTestService(overrides: Partial<LocalConfig> = {}): Pr
       logLevel: 'silent',
       ...overrides,
     },
-    { clock, logger },
+    { clock, logger, ...runtimeOverrides },
   );
   return {
     runtime,
@@ -53,6 +59,17 @@ export async function startTestService(overrides: Partial<LocalConfig> = {}): Pr
       }),
     account: (plan = 'free', env = 'local') => openAccount({ plan, env }, runtime.services),
     remaining: async (accountId) => (await runtime.services.accounts.get(accountId))!.allowance.remaining,
+    createEmail: (key, body, idempotencyKey = `idem-${randomUUID()}`, headers = {}) =>
+      fetch(`${runtime.apiUrl}/v1/emails`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${key}`,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': idempotencyKey,
+          ...headers,
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
     close: () => runtime.close(),
   };
 }
