@@ -68,3 +68,27 @@ describe('GET /v1/usage', () => {
     expect(await service.remaining(accountId)).toBe(100);
   });
 });
+
+describe('the allowance over time', () => {
+  it('gives a free account nothing new at the reset marker, or ever', async () => {
+    const { apiKey } = await service.account('free');
+    await service.request('/v1/domains', { key: apiKey });
+    const first = await service.request('/v1/usage', { key: apiKey });
+    const reset = Number(first.headers.get('ratelimit-reset'));
+    expect(Number.isInteger(reset)).toBe(true);
+    service.clock.advance((reset + 1) * 1000 - service.clock.now().getTime());
+    const after = await service.request('/v1/usage', { key: apiKey });
+    expect((await json(after)).data).toMatchObject({ used_requests: 1, remaining_requests: 99 });
+    expect(Number(after.headers.get('ratelimit-reset'))).toBeGreaterThan(reset);
+  });
+
+  it('keeps a paid balance across a calendar-month boundary', async () => {
+    const { apiKey } = await service.account('paid');
+    await service.request('/v1/domains', { key: apiKey });
+    service.clock.advance(40 * 24 * 60 * 60 * 1000);
+    expect((await json(await service.request('/v1/usage', { key: apiKey }))).data).toMatchObject({
+      used_requests: 1,
+      remaining_requests: 9_999,
+    });
+  });
+});
