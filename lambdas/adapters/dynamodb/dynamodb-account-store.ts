@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../core/plans';
 import type { Account, AccountStatus, AccountStore, Admission, Allowance, Ledger, ReserveOutcome } from '../../core/ports';
-import { guardStorage, isConditionFailure } from './storage-errors';
+import { conditionally, guardStorage } from './storage-errors';
 
 interface AccountItem {
   account_id: string;
@@ -110,29 +110,24 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
       conditions.push('(attribute_not_exists(win) OR win < :w)');
       values[':fresh'] = { [admission.keyId]: 1 };
     }
-    try {
-      const { Attributes } = await guardStorage(() =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { account_id: accountId },
-            UpdateExpression: `SET ${updates.join(', ')}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: {
-              '#status': 'status',
-              '#keys': 'win_keys',
-              ...(window === 'current' ? { '#key': admission.keyId } : {}),
-            },
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return fromItem(Attributes as AccountItem);
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const written = await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { account_id: accountId },
+          UpdateExpression: `SET ${updates.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: {
+            '#status': 'status',
+            '#keys': 'win_keys',
+            ...(window === 'current' ? { '#key': admission.keyId } : {}),
+          },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return written && fromItem(written.Attributes as AccountItem);
   }
 
   async refund(accountId: string): Promise<void> {
@@ -155,25 +150,20 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
     values: Record<string, unknown>,
     names?: Record<string, string>,
   ): Promise<AccountItem | undefined> {
-    try {
-      const { Attributes } = await guardStorage(() =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { account_id: accountId },
-            UpdateExpression: expression,
-            ConditionExpression: 'attribute_exists(account_id)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return Attributes as AccountItem;
-    } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    }
+    const written = await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { account_id: accountId },
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(account_id)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return written?.Attributes as AccountItem | undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressRegistry } from '../../core/ports';
-import { guardStorage, isConditionFailure } from './storage-errors';
+import { conditionally, guardStorage } from './storage-errors';
 
 /** Every address ever issued, one item each, written once and never deleted. */
 export class DynamoDbAddressRegistry implements AddressRegistry {
@@ -10,20 +10,16 @@ export class DynamoDbAddressRegistry implements AddressRegistry {
   ) {}
 
   async claim(entry: { address: string; emailId: string; accountId: string; claimedAt: string }) {
-    try {
-      await guardStorage(() =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { address: entry.address, email_id: entry.emailId, account_id: entry.accountId, claimed_at: entry.claimedAt },
-            ConditionExpression: 'attribute_not_exists(address)',
-          }),
-        ),
-      );
-      return { outcome: 'claimed' as const };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    const written = await conditionally(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { address: entry.address, email_id: entry.emailId, account_id: entry.accountId, claimed_at: entry.claimedAt },
+          ConditionExpression: 'attribute_not_exists(address)',
+        }),
+      ),
+    );
+    if (written) return { outcome: 'claimed' as const };
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { address: entry.address }, ConsistentRead: true })),
     );

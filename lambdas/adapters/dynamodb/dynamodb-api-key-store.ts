@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
-import { guardStorage, isConditionFailure } from './storage-errors';
+import { conditionally, guardStorage } from './storage-errors';
 
 interface ApiKeyItem {
   key_hash: string;
@@ -51,23 +51,18 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
   }
 
   async revoke(keyHash: string): Promise<boolean> {
-    try {
-      await guardStorage(() =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { key_hash: keyHash },
-            UpdateExpression: 'SET #status = :revoked',
-            ConditionExpression: 'attribute_exists(key_hash)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':revoked': 'revoked' },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const revoked = await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { key_hash: keyHash },
+          UpdateExpression: 'SET #status = :revoked',
+          ConditionExpression: 'attribute_exists(key_hash)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked' },
+        }),
+      ),
+    );
+    return revoked !== undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailRecord, EmailStore } from '../../core/ports';
-import { guardStorage, isConditionFailure } from './storage-errors';
+import { conditionally, guardStorage } from './storage-errors';
 
 interface EmailItem {
   email_id: string;
@@ -34,17 +34,12 @@ export class DynamoDbEmailStore implements EmailStore {
       expires_at: email.expiresAt,
       ttl: Math.floor(Date.parse(email.expiresAt) / 1000) + ttlGraceSeconds,
     };
-    try {
-      await guardStorage(() =>
-        this.client.send(
-          new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(email_id)' }),
-        ),
-      );
-      return 'created';
-    } catch (error) {
-      if (isConditionFailure(error)) return 'exists';
-      throw error;
-    }
+    const written = await conditionally(() =>
+      this.client.send(
+        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(email_id)' }),
+      ),
+    );
+    return written ? 'created' : 'exists';
   }
 
   async get(emailId: string): Promise<EmailRecord | undefined> {

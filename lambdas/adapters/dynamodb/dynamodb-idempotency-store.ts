@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord, IdempotencyStore } from '../../core/ports';
-import { guardStorage, isConditionFailure } from './storage-errors';
+import { conditionally, guardStorage } from './storage-errors';
 
 interface IdempotencyItem {
   record_key: string;
@@ -29,21 +29,17 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
 
   async begin(record: IdempotencyRecord, now: number) {
     for (;;) {
-      try {
-        await guardStorage(() =>
-          this.client.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: toItem(record),
-              ConditionExpression: 'attribute_not_exists(record_key) OR expires_at <= :now',
-              ExpressionAttributeValues: { ':now': now },
-            }),
-          ),
-        );
-        return { outcome: 'started' as const };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const written = await conditionally(() =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: toItem(record),
+            ConditionExpression: 'attribute_not_exists(record_key) OR expires_at <= :now',
+            ExpressionAttributeValues: { ':now': now },
+          }),
+        ),
+      );
+      if (written) return { outcome: 'started' as const };
       const existing = await this.get(record.recordKey);
       if (existing) return { outcome: 'exists' as const, record: existing };
     }
@@ -97,21 +93,17 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   }
 
   async discard(recordKey: string, leaseToken: string): Promise<void> {
-    try {
-      await guardStorage(() =>
-        this.client.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: { record_key: recordKey },
-            ConditionExpression: 'lease_token = :token AND #status = :in_progress',
-            ExpressionAttributeNames: statusName,
-            ExpressionAttributeValues: { ':token': leaseToken, ':in_progress': 'in_progress' },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await conditionally(() =>
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { record_key: recordKey },
+          ConditionExpression: 'lease_token = :token AND #status = :in_progress',
+          ExpressionAttributeNames: statusName,
+          ExpressionAttributeValues: { ':token': leaseToken, ':in_progress': 'in_progress' },
+        }),
+      ),
+    );
   }
 
   /** One conditional update; false when its condition did not hold. */
@@ -122,24 +114,19 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     values: Record<string, unknown>,
     names?: Record<string, string>,
   ): Promise<boolean> {
-    try {
-      await guardStorage(() =>
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { record_key: recordKey },
-            UpdateExpression: update,
-            ConditionExpression: condition,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const written = await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { record_key: recordKey },
+          UpdateExpression: update,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+    return written !== undefined;
   }
 }
 

@@ -35,3 +35,13 @@ export async function guardStorage<T>(call: () => Promise<T>): Promise<T> {
     throw storageFailure(error);
   }
 }
+
+/** Runs one conditional write; `undefined` when its condition did not hold, its result otherwise. */
+export async function conditionally<T>(call: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await guardStorage(call);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
