@@ -163,3 +163,24 @@ export interface IdempotencyStore {
   /** Forgets the record, so the key may be tried again (after a refusal that created nothing). */
   discard(recordKey: string, leaseToken: string): Promise<void>;
 }
+
+/** What a blob read found: the bytes as a stream, or that the caller's copy is current. */
+export type BlobRead =
+  | { notModified: true; etag: string }
+  | { notModified: false; body: import('node:stream').Readable; size: number; etag: string; contentType?: string };
+
+/**
+ * Raw sources, attachments and large bodies: S3 in production, a directory locally. Keys are
+ * generated ids of the form `segment/segment/…` (letters, digits, `_`, `-`, `.` but never `..`),
+ * never filenames. Both implementations pass one shared contract suite.
+ */
+export interface BlobStore {
+  /** Stores a blob from bytes or a stream; resolves once it is durably stored, with its size. */
+  put(key: string, body: Buffer | import('node:stream').Readable, options?: { contentType?: string }): Promise<{ size: number }>;
+  /** Reads a blob; undefined when absent; `notModified` when `ifNoneMatch` names its current ETag. */
+  get(key: string, options?: { ifNoneMatch?: string }): Promise<BlobRead | undefined>;
+  /** Deletes a blob; an absent one is not an error. */
+  delete(key: string): Promise<void>;
+  /** Every key under a prefix, in no particular order. */
+  list(prefix: string): AsyncIterable<string>;
+}
