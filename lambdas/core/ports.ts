@@ -118,6 +118,8 @@ export interface EmailStore {
 
 /** The registry of every address ever issued: its entries are never deleted. */
 export interface AddressRegistry {
+  /** The email an address was issued to, if it ever was. */
+  lookup(address: string): Promise<string | undefined>;
   /**
    * Claims an address for an email, once and forever. `claimed` when this call (or an earlier
    * one for the same email) holds it; otherwise the email id that holds it.
@@ -183,4 +185,51 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Every key under a prefix, in no particular order. */
   list(prefix: string): AsyncIterable<string>;
+}
+
+/** Attachment metadata of a message, as stored: the blob key never leaves the service. */
+export interface AttachmentRecord {
+  attachmentId: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  blobKey: string;
+}
+
+/** A body part kept inline on the item, or in the blob store when large. */
+export type StoredBody = { inline: string } | { blobKey: string; sizeBytes: number };
+
+/** One received mail as delivered to one of our addresses. */
+export interface MessageRecord {
+  messageId: string;
+  emailId: string;
+  accountId: string;
+  /** The received mail this message came from: its blobs live under `mail/<mailId>/`. */
+  mailId: string;
+  from: string;
+  to: string[];
+  subject: string;
+  receivedAt: string;
+  expiresAt: string;
+  sizeBytes: number;
+  text: StoredBody;
+  html: StoredBody;
+  attachments: AttachmentRecord[];
+  rawKey: string;
+}
+
+export interface MessagePage {
+  items: MessageRecord[];
+  /** Where the next page starts, when there is one. */
+  next?: string;
+}
+
+export interface MessageStore {
+  put(message: MessageRecord): Promise<void>;
+  get(messageId: string): Promise<MessageRecord | undefined>;
+  /** An email's messages received after `receivedAfter`, newest first, from a position. */
+  listByEmail(emailId: string, page: { receivedAfter: string; after?: string; limit: number }): Promise<MessagePage>;
+  /** Messages whose expiry lies between the two moments, through the expiry index (never a scan). */
+  expiring(from: Date, until: Date): Promise<MessageRecord[]>;
+  delete(messageId: string): Promise<void>;
 }

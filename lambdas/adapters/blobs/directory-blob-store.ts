@@ -1,0 +1,197 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobRead, BlobStore } from '../../core/ports';
+import { assertBlobKey, assertBlobPrefix } from './blob-keys';
+
+/** Ends a blob's file name: `~` never occurs in a key, so a blob never collides with a key's folder. */
+const blobSuffix = '~blob';
+/** Marks a put's temporary file beside its final name; listings skip it. */
+const tempMarker = '~tmp-';
+/**
+ * Fixed-size metadata before the bytes. ETag, size and content type live in the blob's own file,
+ * so one rename publishes them together: a crash can never pair new bytes with an old ETag.
+ */
+const headerBytes = 1024;
+const maxContentTypeBytes = 255;
+/** Platforms that cannot fsync a directory (Windows) report these; the rename is still atomic. */
+const cannotSyncDirectory = new Set(['EISDIR', 'EPERM', 'EINVAL']);
+
+interface BlobHeader {
+  etag: string;
+  size: number;
+  contentType?: string;
+}
+
+/**
+ * The local runtime's BlobStore: one file per blob under a root directory (`DATA_DIR/blobs`).
+ * Puts stream into a temporary file, fsync it and rename it into place, so a resolved put is
+ * durable and a crash leaves at most a temporary file, never a partial blob.
+ */
+export class DirectoryBlobStore implements BlobStore {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  async put(key: string, body: Buffer | Readable, options: { contentType?: string } = {}): Promise<{ size: number }> {
+    const file = this.fileOf(key);
+    const { contentType } = options;
+    if (contentType !== undefined && Buffer.byteLength(contentType) > maxContentTypeBytes) {
+      throw new Error(`Blob content type longer than ${maxContentTypeBytes} bytes.`);
+    }
+    const directory = dirname(file);
+    const firstCreated = await mkdir(directory, { recursive: true });
+    const temp = `${file.slice(0, -blobSuffix.length)}${tempMarker}${randomUUID()}`;
+    let header: BlobHeader;
+    try {
+      header = { ...(await writeBody(temp, body)), ...(contentType === undefined ? {} : { contentType }) };
+      await sealBlob(temp, header);
+      await rename(temp, file);
+    } catch (error) {
+      await unlink(temp).catch(ignoreAbsent);
+      throw error;
+    }
+    await syncDirectories(firstCreated === undefined ? directory : dirname(firstCreated), directory);
+    return { size: header.size };
+  }
+
+  async get(key: string, options: { ifNoneMatch?: string } = {}): Promise<BlobRead | undefined> {
+    const file = this.fileOf(key);
+    const handle = await open(file, 'r').catch(ignoreAbsent);
+    if (handle === undefined) return undefined;
+    let header: BlobHeader;
+    try {
+      header = await readHeader(handle);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    const { etag, size, contentType } = header;
+    if (options.ifNoneMatch === etag) {
+      await handle.close();
+      return { notModified: true, etag };
+    }
+    // Reading through the handle opened above keeps bytes and header from the same file, even if a put replaces it now.
+    const body = createReadStream(file, { fd: handle, start: headerBytes });
+    return { notModified: false, body, size, etag, ...(contentType === undefined ? {} : { contentType }) };
+  }
+
+  async delete(key: string): Promise<void> {
+    await unlink(this.fileOf(key)).catch(ignoreAbsent);
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    assertBlobPrefix(prefix);
+    yield* this.walk(prefix.slice(0, prefix.lastIndexOf('/') + 1), prefix);
+  }
+
+  /** Keys under one key folder (`''` or `a/b/`), descending only into folders that can hold matches. */
+  private async *walk(folder: string, prefix: string): AsyncGenerator<string> {
+    const entries = (await readdir(this.inside(folder), { withFileTypes: true }).catch(ignoreAbsent)) ?? [];
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        const child = `${folder}${entry.name}/`;
+        if (child.startsWith(prefix) || prefix.startsWith(child)) yield* this.walk(child, prefix);
+      } else if (entry.isFile() && entry.name.endsWith(blobSuffix)) {
+        const key = folder + entry.name.slice(0, -blobSuffix.length);
+        if (key.startsWith(prefix)) yield key;
+      }
+    }
+  }
+
+  private fileOf(key: string): string {
+    assertBlobKey(key);
+    return this.inside(`${key}${blobSuffix}`);
+  }
+
+  /** Resolves a path under the root and refuses anything outside it, whatever the key checks let through. */
+  private inside(path: string): string {
+    const absolute = resolve(this.root, path);
+    const fromRoot = relative(this.root, absolute);
+    if (fromRoot === '..' || fromRoot.startsWith(`..${sep}`) || isAbsolute(fromRoot)) {
+      throw new Error('Blob path resolves outside the store root.');
+    }
+    return absolute;
+  }
+}
+
+/** Streams the body into a new file after the header's place, hashing as it goes. */
+async function writeBody(temp: string, body: Buffer | Readable): Promise<{ etag: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  await pipeline(
+    Buffer.isBuffer(body) ? Readable.from([body]) : body,
+    async function* (chunks: AsyncIterable<Buffer | string>) {
+      for await (const chunk of chunks) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        hash.update(bytes);
+        size += bytes.length;
+        yield bytes;
+      }
+    },
+    createWriteStream(temp, { flags: 'wx', start: headerBytes }),
+  );
+  return { etag: `"${hash.digest('hex')}"`, size };
+}
+
+/** Writes the header and fsyncs the whole file: after this the bytes survive a crash. */
+async function sealBlob(temp: string, header: BlobHeader): Promise<void> {
+  const json = JSON.stringify({ v: 1, ...header });
+  if (Buffer.byteLength(json) >= headerBytes) throw new Error('Blob header does not fit.');
+  const encoded = Buffer.alloc(headerBytes, ' ');
+  encoded.write(json);
+  encoded.write('\n', headerBytes - 1);
+  const handle = await open(temp, 'r+');
+  try {
+    const { bytesWritten } = await handle.write(encoded, 0, headerBytes, 0);
+    if (bytesWritten !== headerBytes) throw new Error('Short write of a blob header.');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readHeader(handle: FileHandle): Promise<BlobHeader> {
+  const buffer = Buffer.alloc(headerBytes);
+  const { bytesRead } = await handle.read(buffer, 0, headerBytes, 0);
+  const parsed = bytesRead === headerBytes ? (JSON.parse(buffer.toString('utf8').trimEnd()) as Partial<BlobHeader>) : {};
+  if (typeof parsed.etag !== 'string' || typeof parsed.size !== 'number') throw new Error('Corrupt blob header.');
+  return parsed as BlobHeader;
+}
+
+/** Makes new directory entries durable: the renamed file's, and those of folders mkdir created. */
+async function syncDirectories(top: string, bottom: string): Promise<void> {
+  for (let directory = bottom; ; directory = dirname(directory)) {
+    await syncDirectory(directory);
+    if (directory === top || dirname(directory) === directory) return;
+  }
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(directory, 'r');
+  } catch (error) {
+    if (cannotSyncDirectory.has((error as NodeJS.ErrnoException).code ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!cannotSyncDirectory.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Absence is an answer here, not a failure: undefined for a missing file or folder. */
+function ignoreAbsent(error: unknown): undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+  throw error;
+}

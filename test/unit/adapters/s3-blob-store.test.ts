@@ -1,0 +1,168 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchBucket,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { partBytes, S3BlobStore } from '../../../lambdas/adapters/blobs/s3-blob-store';
+import { Unavailable } from '../../../lambdas/core/errors';
+import { collectKeys, describeBlobStoreContract, randomStream } from '../../support/blob-store-contract';
+
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+/**
+ * fauxqs ships ES modules only, which jest's CommonJS runtime cannot load, so it runs in a worker
+ * thread of this process, listening on loopback only (its `startFauxqs` binds every interface).
+ */
+const emulatorSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+import(workerData.entry).then(async ({ buildApp }) => {
+  const app = buildApp({ logger: false });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  parentPort.once('message', () => app.close().then(() => parentPort.close()));
+  parentPort.postMessage({ address });
+});
+`;
+
+/** fauxqs exports only an `import` entry, which `require.resolve` cannot see. */
+function fauxqsEntry(): string {
+  for (const modules of require.resolve.paths('fauxqs') ?? []) {
+    const manifest = join(modules, 'fauxqs', 'package.json');
+    if (!existsSync(manifest)) continue;
+    const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: { '.': { import: { default: string } } } };
+    return pathToFileURL(join(modules, 'fauxqs', exports['.'].import.default)).href;
+  }
+  throw new Error('fauxqs is not installed.');
+}
+
+describe('S3BlobStore against fauxqs', () => {
+  let emulator: Worker;
+  let client: S3Client;
+
+  beforeAll(async () => {
+    emulator = new Worker(emulatorSource, { eval: true, workerData: { entry: fauxqsEntry() } });
+    const [{ address }] = (await once(emulator, 'message')) as [{ address: string }];
+    client = new S3Client({ endpoint: address, forcePathStyle: true, region: 'us-east-1', credentials, maxAttempts: 1 });
+    await client.send(new CreateBucketCommand({ Bucket: 'contract' }));
+  });
+  afterAll(async () => {
+    client?.destroy();
+    emulator?.postMessage('stop');
+    if (emulator) await once(emulator, 'exit');
+  });
+
+  describeBlobStoreContract('S3BlobStore', async () => {
+    const store = new S3BlobStore(client, 'contract', { keyPrefix: 'blobs/' });
+    return {
+      store,
+      cleanup: async () => {
+        for (const key of await collectKeys(store.list(''))) await store.delete(key);
+      },
+    };
+  });
+});
+
+describe('S3BlobStore with injected faults', () => {
+  const client = new S3Client({ endpoint: 'http://127.0.0.1:9', forcePathStyle: true, region: 'us-east-1', credentials });
+  const s3 = mockClient(client);
+  const store = new S3BlobStore(client, 'blobs-bucket', { keyPrefix: 'blobs/' });
+  const failure = (name: string, httpStatusCode: number) =>
+    new S3ServiceException({ name, $fault: httpStatusCode >= 500 ? 'server' : 'client', $metadata: { httpStatusCode }, message: name });
+
+  beforeEach(() => s3.reset());
+
+  it.each([
+    ['SlowDown', 503],
+    ['ServiceUnavailable', 503],
+    ['InternalError', 500],
+    ['ThrottlingException', 400],
+  ])('turns a %s put or get into 503 Unavailable', async (name, status) => {
+    s3.on(PutObjectCommand).rejects(failure(name, status));
+    s3.on(GetObjectCommand).rejects(failure(name, status));
+    await expect(store.put('raw/em_1', Buffer.from('x'))).rejects.toBeInstanceOf(Unavailable);
+    await expect(store.get('raw/em_1')).rejects.toBeInstanceOf(Unavailable);
+  });
+
+  it('turns a refused connection into 503 Unavailable', async () => {
+    s3.on(GetObjectCommand).rejects(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    await expect(store.get('raw/em_1')).rejects.toBeInstanceOf(Unavailable);
+  });
+
+  it('lets a request error through unchanged', async () => {
+    s3.on(GetObjectCommand).rejects(failure('AccessDenied', 403));
+    await expect(store.get('raw/em_1')).rejects.toMatchObject({ name: 'AccessDenied' });
+  });
+
+  it('reads NoSuchKey as undefined, but not a missing bucket', async () => {
+    s3.on(GetObjectCommand)
+      .rejectsOnce(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: { httpStatusCode: 404 } }))
+      .rejectsOnce(new NoSuchBucket({ message: 'The specified bucket does not exist.', $metadata: { httpStatusCode: 404 } }));
+    expect(await store.get('raw/em_404')).toBeUndefined();
+    await expect(store.get('raw/em_404')).rejects.toBeInstanceOf(NoSuchBucket);
+  });
+
+  it("reads S3's 304 'Unknown' answer to a matching conditional get as notModified", async () => {
+    s3.on(GetObjectCommand).rejects(failure('Unknown', 304));
+    expect(await store.get('raw/em_1', { ifNoneMatch: '"abc"' })).toEqual({ notModified: true, etag: '"abc"' });
+    expect(s3.commandCalls(GetObjectCommand)[0]!.args[0].input).toMatchObject({ Key: 'blobs/raw/em_1', IfNoneMatch: '"abc"' });
+  });
+
+  it('lists across pages with the continuation token', async () => {
+    s3.on(ListObjectsV2Command)
+      .resolvesOnce({ Contents: [{ Key: 'blobs/att/em_1/0' }], IsTruncated: true, NextContinuationToken: 'page-2' })
+      .resolvesOnce({ Contents: [{ Key: 'blobs/att/em_1/1' }], IsTruncated: false });
+    expect(await collectKeys(store.list('att/em_1/'))).toEqual(['att/em_1/0', 'att/em_1/1']);
+    const inputs = s3.commandCalls(ListObjectsV2Command).map((call) => call.args[0].input);
+    expect(inputs).toEqual([
+      expect.objectContaining({ Prefix: 'blobs/att/em_1/', ContinuationToken: undefined }),
+      expect.objectContaining({ Prefix: 'blobs/att/em_1/', ContinuationToken: 'page-2' }),
+    ]);
+  });
+
+  it('uploads a stream longer than one part in 8 MiB parts', async () => {
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'upload-1' });
+    s3.on(UploadPartCommand).callsFake((input: { PartNumber: number }) => ({ ETag: `"part-${input.PartNumber}"` }));
+    s3.on(CompleteMultipartUploadCommand).resolves({ ETag: '"whole-3"' });
+    const size = 2 * partBytes + 1000;
+    expect(await store.put('raw/em_big', randomStream(size).stream, { contentType: 'message/rfc822' })).toEqual({ size });
+    expect(s3.commandCalls(CreateMultipartUploadCommand)[0]!.args[0].input).toMatchObject({ Key: 'blobs/raw/em_big', ContentType: 'message/rfc822' });
+    const parts = s3.commandCalls(UploadPartCommand).map((call) => (call.args[0].input.Body as Buffer).length);
+    expect(parts).toEqual([partBytes, partBytes, 1000]);
+    expect(s3.commandCalls(CompleteMultipartUploadCommand)[0]!.args[0].input.MultipartUpload?.Parts).toEqual([
+      { PartNumber: 1, ETag: '"part-1"' },
+      { PartNumber: 2, ETag: '"part-2"' },
+      { PartNumber: 3, ETag: '"part-3"' },
+    ]);
+    expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0);
+  });
+
+  it('aborts the multipart upload when a part fails, and reports the failure', async () => {
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: 'upload-2' });
+    s3.on(UploadPartCommand).resolvesOnce({ ETag: '"part-1"' }).rejects(failure('SlowDown', 503));
+    s3.on(AbortMultipartUploadCommand).resolves({});
+    await expect(store.put('raw/em_big', randomStream(3 * partBytes).stream)).rejects.toBeInstanceOf(Unavailable);
+    expect(s3.commandCalls(AbortMultipartUploadCommand)[0]!.args[0].input).toMatchObject({ UploadId: 'upload-2', Key: 'blobs/raw/em_big' });
+    expect(s3.commandCalls(CompleteMultipartUploadCommand)).toHaveLength(0);
+  });
+
+  it('sends a short stream as one put', async () => {
+    s3.on(PutObjectCommand).resolves({ ETag: '"small"' });
+    expect(await store.put('raw/em_small', randomStream(1000).stream)).toEqual({ size: 1000 });
+    expect((s3.commandCalls(PutObjectCommand)[0]!.args[0].input.Body as Buffer).length).toBe(1000);
+    expect(s3.commandCalls(CreateMultipartUploadCommand)).toHaveLength(0);
+  });
+});
