@@ -44,16 +44,31 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
       if (existing.has(names[key])) continue;
       const definition: TableDefinition = tableDefinitions[key];
       const keys = [definition.partitionKey, ...(definition.sortKey ? [definition.sortKey] : [])];
+      const indexes = definition.indexes ?? [];
+      const attributes = new Set([...keys, ...indexes.flatMap((index) => [index.partitionKey, index.sortKey])]);
       await client.send(
         new CreateTableCommand({
           TableName: names[key],
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: keys.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-          KeySchema: keys.map((name, index) => ({ AttributeName: name, KeyType: index === 0 ? 'HASH' : 'RANGE' })),
+          AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          KeySchema: keySchema(keys),
+          ...(indexes.length > 0
+            ? {
+                GlobalSecondaryIndexes: indexes.map((index) => ({
+                  IndexName: index.name,
+                  KeySchema: keySchema([index.partitionKey, index.sortKey]),
+                  Projection: { ProjectionType: 'ALL' },
+                })),
+              }
+            : {}),
         }),
       );
     }
   } finally {
     client.destroy();
   }
+}
+
+function keySchema(names: string[]): { AttributeName: string; KeyType: 'HASH' | 'RANGE' }[] {
+  return names.map((name, index) => ({ AttributeName: name, KeyType: index === 0 ? 'HASH' : 'RANGE' }));
 }

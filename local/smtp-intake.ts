@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 
 /** SES's limit on a received message, which the local intake keeps too (DESIGN: gaps). */
@@ -10,6 +11,8 @@ export interface SmtpIntakeOptions {
   port: number;
   /** Decides on each envelope recipient: resolve to accept, reject with an SMTP-coded error. */
   acceptRecipient(address: string): Promise<void>;
+  /** Takes an accepted message: resolve once it is safely stored (250), reject with an SMTP-coded error. */
+  receive(message: Readable, recipients: string[]): Promise<void>;
 }
 
 export interface RunningSmtpIntake {
@@ -35,10 +38,12 @@ export async function startSmtpIntake(options: SmtpIntakeOptions): Promise<Runni
         (error: Error) => callback(error),
       );
     },
-    onData(stream, _session, callback) {
-      // Until ingest lands no recipient is ever accepted, so no message reaches this point.
-      stream.resume();
-      stream.on('end', () => callback(smtpError(451, '4.3.0 Not accepting messages yet')));
+    onData(stream, session, callback) {
+      const recipients = session.envelope.rcptTo.map((recipient) => recipient.address);
+      options.receive(stream, recipients).then(
+        () => callback(),
+        (error: Error) => callback(error),
+      );
     },
   };
   const server = new SMTPServer(serverOptions);

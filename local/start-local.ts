@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
@@ -10,13 +11,17 @@ import { routes } from '../lambdas/api/routes';
 import { createServices, type ApiServices } from '../lambdas/api/services';
 import type { Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
+import { sweepExpired } from '../lambdas/inbound/sweep-expired';
+import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
+import type { BlobStore } from '../lambdas/core/ports';
 import type { Logger } from '../lambdas/core/logger';
 import { startApiGateway, type ProxyFunction } from './api-gateway';
 import type { LocalConfig } from './config';
 import { loadCursorSecret } from './cursor-secret';
 import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
 import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
-import { smtpError, startSmtpIntake } from './smtp-intake';
+import { smtpDelivery } from './smtp-delivery';
+import { startSmtpIntake } from './smtp-intake';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -24,14 +29,21 @@ export interface LocalRuntime {
   smtpPort: number;
   dynamodbEndpoint: string;
   services: ApiServices;
+  /** Runs the expiry sweeper once now (it also runs every 30 seconds on its own). */
+  sweep(): ReturnType<typeof sweepExpired>;
   close(): Promise<void>;
 }
+
+/** The local sweeper's period: expired mail is gone well within the 2 minutes promised. */
+const sweepIntervalMs = 30_000;
 
 export interface LocalOverrides {
   clock?: Clock;
   logger?: Logger;
   /** Sees the DynamoDB client before any use: tests add SDK middleware here to inject faults. */
   instrumentDynamoDb?: (client: DynamoDBDocumentClient) => void;
+  /** Wraps the blob store: tests inject storage failures here. */
+  wrapBlobs?: (blobs: BlobStore) => BlobStore;
 }
 
 /**
@@ -58,6 +70,8 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
       cursorSecret: config.cursorSecret ?? (await loadCursorSecret(config.dataDir)),
       logLevel: config.logLevel,
       emailTtlSeconds: config.emailTtlSeconds,
+      messageTtlSeconds: config.messageTtlSeconds,
+      blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(await localBlobStore(config.dataDir)),
     },
     overrides,
   );
@@ -69,13 +83,12 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     authorizer: createAuthorizer(() => services),
     functions: await loadRouteFunctions(services),
   });
-  const smtp = await startSmtpIntake({
-    host: config.host,
-    port: config.smtpPort,
-    acceptRecipient: async () => {
-      throw smtpError(550, '5.1.1 No such mailbox here');
-    },
-  });
+  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
+  const sweep = () => sweepExpired(services);
+  const sweeper = setInterval(() => {
+    sweep().catch((error: Error) => services.logger.error('sweep failed', { error: error.name }));
+  }, sweepIntervalMs);
+  sweeper.unref();
   if (config.dataDir) await announceEndpoint(config.dataDir, dynamodb.endpoint);
 
   return {
@@ -84,7 +97,9 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     smtpPort: smtp.port,
     dynamodbEndpoint: dynamodb.endpoint,
     services,
+    sweep,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([smtp.close(), gateway.close()]);
       if (config.dataDir) await withdrawEndpoint(config.dataDir);
       await dynamodb.close();
@@ -101,4 +116,11 @@ async function loadRouteFunctions(services: ApiServices): Promise<Map<string, Pr
     functions.set(route.id, createApiHandler(module.route, () => services));
   }
   return functions;
+}
+
+/** Blobs under `DATA_DIR/blobs`; without a data directory, under a fresh temporary one. */
+async function localBlobStore(dataDir: string | undefined): Promise<BlobStore> {
+  const root = dataDir ? join(dataDir, 'blobs') : await mkdtemp(join(tmpdir(), 'tempmail-blobs-'));
+  await mkdir(root, { recursive: true });
+  return new DirectoryBlobStore(root);
 }

@@ -4,6 +4,7 @@ import { DynamoDbAddressRegistry } from '../adapters/dynamodb/dynamodb-address-r
 import { DynamoDbDomainStore } from '../adapters/dynamodb/dynamodb-domain-store';
 import { DynamoDbEmailStore } from '../adapters/dynamodb/dynamodb-email-store';
 import { DynamoDbIdempotencyStore } from '../adapters/dynamodb/dynamodb-idempotency-store';
+import { DynamoDbMessageStore } from '../adapters/dynamodb/dynamodb-message-store';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
@@ -13,10 +14,12 @@ import type {
   AccountStore,
   AddressRegistry,
   ApiKeyStore,
+  BlobStore,
   DomainStore,
   EmailStore,
   IdempotencyStore,
   Ledger,
+  MessageStore,
 } from '../core/ports';
 
 /** The storage adapters of one deployment. */
@@ -28,6 +31,7 @@ export interface Stores {
   emails: EmailStore;
   registry: AddressRegistry;
   idempotency: IdempotencyStore;
+  messages: MessageStore;
 }
 
 export interface StoresConfig {
@@ -51,6 +55,7 @@ export function createStores(config: StoresConfig): Stores {
     emails: new DynamoDbEmailStore(client, config.tableNames.emails),
     registry: new DynamoDbAddressRegistry(client, config.tableNames.addresses),
     idempotency: new DynamoDbIdempotencyStore(client, config.tableNames.idempotency),
+    messages: new DynamoDbMessageStore(client, config.tableNames.messages),
   };
 }
 
@@ -64,17 +69,25 @@ export interface ApiServices extends Stores {
   cursorSecret: string;
   /** Reservation lifetime in seconds: 30 days, shortened only by the local override. */
   emailTtlSeconds: number;
+  /** Message lifetime in seconds: 15 minutes, shortened only by the local override. */
+  messageTtlSeconds: number;
+  /** Raw sources, attachments and large bodies. */
+  blobs: BlobStore;
 }
 
 export interface ServicesConfig extends StoresConfig {
   env: string;
   cursorSecret: string;
   logLevel: LogLevel;
+  blobs: BlobStore;
   emailTtlSeconds?: number;
+  messageTtlSeconds?: number;
 }
 
 /** The contract's reservation lifetime. */
 export const emailLifetimeSeconds = 30 * 24 * 60 * 60;
+/** The contract's message lifetime. */
+export const messageLifetimeSeconds = 15 * 60;
 
 /**
  * Builds the real services over DynamoDB. The Lambda runtime calls it with its environment, the
@@ -91,5 +104,7 @@ export function createServices(
     logger: overrides.logger ?? jsonLogger(config.logLevel, (line) => process.stdout.write(`${line}\n`)),
     cursorSecret: config.cursorSecret,
     emailTtlSeconds: config.emailTtlSeconds ?? emailLifetimeSeconds,
+    messageTtlSeconds: config.messageTtlSeconds ?? messageLifetimeSeconds,
+    blobs: config.blobs,
   };
 }

@@ -25,3 +25,17 @@ export function requestIdFor(gatewayRequestId: string): string {
 export function isIdOf(prefix: IdPrefix, value: string): boolean {
   return new RegExp(`^${prefix}_[A-Za-z0-9_-]{10,64}$`).test(value);
 }
+
+/**
+ * A received mail's id: its receipt time in milliseconds, a dash, 12 random base64url characters.
+ * The time prefix lets the sweeper age the blobs of a mail whose messages were never written.
+ */
+export function newMailId(receivedAt: Date): string {
+  return `${receivedAt.getTime()}-${randomBytes(9).toString('base64url')}`;
+}
+
+/** The receipt time of a mail id, or undefined when the id is not one. */
+export function mailIdTime(mailId: string): number | undefined {
+  const match = /^(\d{10,16})-[A-Za-z0-9_-]{12}$/.exec(mailId);
+  return match ? Number(match[1]) : undefined;
+}

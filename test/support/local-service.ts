@@ -27,7 +27,7 @@ export interface TestService {
  */
 export async function startTestService(
   overrides: Partial<LocalConfig> = {},
-  runtimeOverrides: Pick<LocalOverrides, 'instrumentDynamoDb'> = {},
+  runtimeOverrides: Pick<LocalOverrides, 'instrumentDynamoDb' | 'wrapBlobs'> = {},
 ): Promise<TestService> {
   const clock = new TestClock();
   const logger = memoryLogger();

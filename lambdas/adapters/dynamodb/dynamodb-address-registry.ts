@@ -9,6 +9,13 @@ export class DynamoDbAddressRegistry implements AddressRegistry {
     private readonly tableName: string,
   ) {}
 
+  async lookup(address: string): Promise<string | undefined> {
+    const { Item } = await guardStorage(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { address } })),
+    );
+    return Item?.email_id as string | undefined;
+  }
+
   async claim(entry: { address: string; emailId: string; accountId: string; claimedAt: string }) {
     const written = await conditionally(() =>
       this.client.send(

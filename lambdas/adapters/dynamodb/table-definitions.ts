@@ -7,6 +7,8 @@ export interface TableDefinition {
   sortKey?: string;
   /** The attribute DynamoDB TTL reads (Unix seconds); reads never rely on it. */
   ttlAttribute?: string;
+  /** Global secondary indexes, projecting all attributes. */
+  indexes?: readonly { name: string; partitionKey: string; sortKey: string }[];
 }
 
 export const tableDefinitions = {
@@ -17,6 +19,16 @@ export const tableDefinitions = {
   /** Every address ever issued: never deleted, so no address is allocated twice. */
   addresses: { partitionKey: 'address' },
   idempotency: { partitionKey: 'record_key', ttlAttribute: 'ttl' },
+  messages: {
+    partitionKey: 'message_id',
+    ttlAttribute: 'ttl',
+    indexes: [
+      /** An email's messages, newest first. */
+      { name: 'by_email', partitionKey: 'email_id', sortKey: 'received_sort' },
+      /** Expired messages for the sweeper: hour buckets, ordered by expiry. */
+      { name: 'by_expiry', partitionKey: 'expiry_hour', sortKey: 'expires_at' },
+    ],
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableKey = keyof typeof tableDefinitions;

@@ -1,0 +1,81 @@
+import type { Readable } from 'node:stream';
+import type { Clock } from '../core/clock';
+import { newId } from '../core/ids';
+import type { Logger } from '../core/logger';
+import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/ports';
+import { activeRecipients, type RecipientDeps } from '../core/recipients';
+import { parseMail } from './parse-mail';
+import { sanitizeEmailHtml } from './sanitize-email-html';
+
+export interface IngestDeps extends RecipientDeps {
+  messages: MessageStore;
+  blobs: BlobStore;
+  clock: Clock;
+  logger: Logger;
+  /** Message lifetime: 15 minutes (a local override may shorten it). */
+  messageTtlSeconds: number;
+}
+
+export interface ReceivedMail {
+  /** The id under which this mail's blobs live (`mail/<mailId>/…`). */
+  mailId: string;
+  /** Where the raw message already is: SES's S3 object, or the SMTP intake's blob. */
+  rawKey: string;
+  /** The envelope recipients (RCPT TO). */
+  recipients: readonly string[];
+  receivedAt: Date;
+}
+
+/** Bodies up to this size stay on the message item; larger ones go to the blob store. */
+export const inlineBodyMaxBytes = 32 * 1024;
+
+/**
+ * The one ingest path of both runtimes (SES parser Lambda, local SMTP intake): finds the active
+ * addresses among the envelope recipients, parses the stored raw message once, sanitizes its
+ * HTML, and writes one message per address. It resolves only once everything is written, so the
+ * caller's acknowledgement (SMTP 250) is a promise kept; a failure before that leaves at most
+ * blobs without a message, which the sweeper removes.
+ */
+export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<{ messageIds: string[] }> {
+  const targets = await activeRecipients(mail.recipients, deps);
+  if (targets.length === 0) return { messageIds: [] };
+
+  const stored = await deps.blobs.get(mail.rawKey);
+  if (!stored || stored.notModified) throw new Error(`raw message ${mail.rawKey} is missing`);
+  const keyPrefix = `mail/${mail.mailId}`;
+  const parsed = await parseMail(stored.body as Readable, { blobs: deps.blobs, keyPrefix });
+  if (parsed.failure) {
+    deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: stored.size });
+  }
+  const text = await storeBody(parsed.text, `${keyPrefix}/text`, deps.blobs);
+  const html = await storeBody(sanitizeEmailHtml(parsed.html), `${keyPrefix}/html`, deps.blobs);
+
+  const receivedAt = mail.receivedAt.toISOString();
+  const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();
+  const messages: MessageRecord[] = targets.map((email) => ({
+    messageId: newId('msg'),
+    emailId: email.emailId,
+    accountId: email.accountId,
+    mailId: mail.mailId,
+    from: parsed.from,
+    to: parsed.to,
+    subject: parsed.subject,
+    receivedAt,
+    expiresAt,
+    sizeBytes: stored.size,
+    text,
+    html,
+    attachments: parsed.attachments,
+    rawKey: mail.rawKey,
+  }));
+  await Promise.all(messages.map((message) => deps.messages.put(message)));
+  deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length, size_bytes: stored.size });
+  return { messageIds: messages.map((message) => message.messageId) };
+}
+
+async function storeBody(body: string, key: string, blobs: BlobStore): Promise<StoredBody> {
+  const bytes = Buffer.from(body, 'utf8');
+  if (bytes.length <= inlineBodyMaxBytes) return { inline: body };
+  await blobs.put(key, bytes, { contentType: 'text/plain; charset=utf-8' });
+  return { blobKey: key, sizeBytes: bytes.length };
+}

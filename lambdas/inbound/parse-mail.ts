@@ -1,0 +1,97 @@
+import type { Readable } from 'node:stream';
+import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
+import { newId } from '../core/ids';
+import type { AttachmentRecord, BlobStore } from '../core/ports';
+
+/** What a received mail holds, with its attachments already stored as blobs. */
+export interface ParsedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  /** The HTML as sent: sanitize before it leaves the service. */
+  html: string;
+  attachments: AttachmentRecord[];
+  /** Set when the parser gave up part way: what came before is kept. */
+  failure?: string;
+}
+
+/** Field limits that keep one message within a DynamoDB item whatever the headers hold. */
+const limits = { subject: 2048, from: 1024, toAddresses: 100, address: 320, filename: 255 };
+
+/**
+ * Parses a raw message as it streams in, storing each attachment (inline `cid:` parts too) as its
+ * own blob under a generated key while the parse goes on, so memory stays flat for large mail.
+ * A malformed message is parsed as far as it goes; the failure is reported, never thrown.
+ */
+export async function parseMail(raw: Readable, deps: { blobs: BlobStore; keyPrefix: string }): Promise<ParsedMail> {
+  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true });
+  const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
+  parser.on('headers', (headers: Headers) => Object.assign(parsed, fromHeaders(headers)));
+  raw.on('error', (error) => parser.destroy(error));
+  raw.pipe(parser);
+  try {
+    for await (const part of parser as AsyncIterable<AttachmentStream | MessageText>) {
+      if (part.type === 'attachment') parsed.attachments.push(await storeAttachment(part, deps));
+      else {
+        parsed.text = withoutNul(part.text ?? '');
+        parsed.html = withoutNul(typeof part.html === 'string' ? part.html : '');
+      }
+    }
+  } catch (error) {
+    parsed.failure = (error as Error).name || 'Error';
+  }
+  return parsed;
+}
+
+async function storeAttachment(part: AttachmentStream, deps: { blobs: BlobStore; keyPrefix: string }): Promise<AttachmentRecord> {
+  const attachmentId = newId('att');
+  const blobKey = `${deps.keyPrefix}/att/${attachmentId}`;
+  try {
+    const { size } = await deps.blobs.put(blobKey, part.content, { contentType: 'application/octet-stream' });
+    return {
+      attachmentId,
+      filename: cleanFilename(part.filename),
+      contentType: cleanContentType(part.contentType),
+      sizeBytes: size,
+      blobKey,
+    };
+  } finally {
+    part.release?.();
+  }
+}
+
+function fromHeaders(headers: Headers): Pick<ParsedMail, 'from' | 'to' | 'subject'> {
+  const subject = headers.get('subject');
+  const from = headers.get('from') as AddressObject | undefined;
+  const to = headers.get('to') as AddressObject | AddressObject[] | undefined;
+  const addresses = (Array.isArray(to) ? to : to ? [to] : [])
+    .flatMap((object) => object.value)
+    .flatMap((entry) => (entry.group ? entry.group : [entry]))
+    .map((entry) => (entry.address ?? '').toLowerCase())
+    .filter((address) => address !== '');
+  return {
+    subject: clean(typeof subject === 'string' ? subject : '', limits.subject),
+    from: clean(from?.text ?? '', limits.from),
+    to: addresses.slice(0, limits.toAddresses).map((address) => clean(address, limits.address)),
+  };
+}
+
+/** NUL bytes survive decoding but no client expects them in a JSON string body. */
+function withoutNul(body: string): string {
+  return body.replace(/\u0000/g, '');
+}
+
+/** Removes control characters (CR and LF included) and cuts to a length. */
+function clean(value: string, max: number): string {
+  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, max);
+}
+
+function cleanFilename(name: string | undefined): string {
+  return clean(name ?? '', limits.filename).trim();
+}
+
+function cleanContentType(type: string | undefined): string {
+  const value = (type ?? '').toLowerCase().trim();
+  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(value) ? value : 'application/octet-stream';
+}

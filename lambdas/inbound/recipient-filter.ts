@@ -1,0 +1,18 @@
+import { lambdaServices } from '../api/lambda-services';
+import type { ApiServices } from '../api/services';
+import { activeRecipients } from '../core/recipients';
+import { sesMail, type SesReceiptEvent } from './ses-events';
+
+/**
+ * The SES receipt rule's first action (RequestResponse): stops the rule set unless at least one
+ * envelope recipient is an active address, so no mail for unknown addresses is ever stored.
+ */
+export function createRecipientFilter(services: () => ApiServices) {
+  return async (event: SesReceiptEvent): Promise<{ disposition: 'CONTINUE' | 'STOP_RULE_SET' }> => {
+    const { recipients } = sesMail(event);
+    const active = await activeRecipients(recipients, services());
+    return { disposition: active.length > 0 ? 'CONTINUE' : 'STOP_RULE_SET' };
+  };
+}
+
+export const handler = createRecipientFilter(lambdaServices);

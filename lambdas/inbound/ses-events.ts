@@ -1,0 +1,21 @@
+/** Where the SES receipt rule's S3 action puts raw messages: `<prefix><SES message id>`. */
+export const sesRawPrefix = 'inbound/';
+
+/** The part of an SES receipt event (Lambda action) the service reads. */
+export interface SesReceiptEvent {
+  Records: Array<{
+    ses: {
+      mail: { messageId: string; timestamp: string };
+      receipt: { recipients: string[] };
+    };
+  }>;
+}
+
+/** The mail of an SES event: its id, receipt time and envelope recipients. */
+export function sesMail(event: SesReceiptEvent): { messageId: string; receivedAt: Date; recipients: string[] } {
+  const record = event.Records[0];
+  if (!record) throw new Error('SES event without a record');
+  const { mail, receipt } = record.ses;
+  if (!/^[A-Za-z0-9_.-]{1,200}$/.test(mail.messageId)) throw new Error('SES event with an unexpected message id');
+  return { messageId: mail.messageId, receivedAt: new Date(mail.timestamp), recipients: receipt.recipients };
+}

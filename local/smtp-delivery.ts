@@ -1,0 +1,61 @@
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ApiServices } from '../lambdas/api/services';
+import { newMailId } from '../lambdas/core/ids';
+import { activeRecipient } from '../lambdas/core/recipients';
+import { ingestMail } from '../lambdas/inbound/ingest-mail';
+import { maxMessageBytes, smtpError } from './smtp-intake';
+
+class MessageTooLarge extends Error {}
+
+/**
+ * What SES does in AWS, done for the local SMTP intake: RCPT TO for an address that cannot
+ * receive is 550; the accepted message is stored raw, then handed to the same ingest as the SES
+ * parser. 250 only once everything is written; over the size cap 552; a storage failure 451, so
+ * the sender retries and nothing is lost.
+ */
+export function smtpDelivery(services: ApiServices) {
+  return {
+    async acceptRecipient(address: string): Promise<void> {
+      if (!(await activeRecipient(address, services))) throw smtpError(550, '5.1.1 No such mailbox here');
+    },
+
+    async receive(message: Readable, recipients: string[]): Promise<void> {
+      const receivedAt = services.clock.now();
+      const mailId = newMailId(receivedAt);
+      const rawKey = `mail/${mailId}/raw`;
+      try {
+        await services.blobs.put(rawKey, message.pipe(sizeLimit(maxMessageBytes)), { contentType: 'message/rfc822' });
+      } catch (error) {
+        await drain(message);
+        await services.blobs.delete(rawKey).catch(() => undefined);
+        if (error instanceof MessageTooLarge) throw smtpError(552, '5.3.4 Message too big for this system');
+        services.logger.error('raw message not stored', { mail_id: mailId, error: (error as Error).name });
+        throw smtpError(451, '4.3.0 Temporary storage failure, try again later');
+      }
+      try {
+        await ingestMail({ mailId, rawKey, recipients, receivedAt }, services);
+      } catch (error) {
+        services.logger.error('mail not ingested', { mail_id: mailId, error: (error as Error).name });
+        throw smtpError(451, '4.3.0 Temporary failure, try again later');
+      }
+    },
+  };
+}
+
+/** Fails the stream once more than `max` bytes have passed. */
+function sizeLimit(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      done(seen > max ? new MessageTooLarge() : null, chunk);
+    },
+  });
+}
+
+/** Reads what is left of the SMTP data so the session can answer and go on. */
+async function drain(message: Readable): Promise<void> {
+  if (message.readableEnded) return;
+  await pipeline(message, new Transform({ transform: (_chunk, _encoding, done) => done() })).catch(() => undefined);
+}
