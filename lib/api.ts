@@ -38,6 +38,7 @@ export class Api extends Construct {
     const environment = {
       TEMPMAIL_ENV: props.stage,
       CURSOR_SECRET: props.cursorSecret,
+      BLOB_BUCKET: props.storage.bucket.bucketName,
       ...Object.fromEntries(tableKeys.map((key) => [tableEnvironmentName(key), props.storage.tables[key].tableName])),
     };
 
@@ -102,6 +103,16 @@ export class Api extends Construct {
         break;
       case 'getEmail':
         tables.emails.grantReadData(fn);
+        break;
+      case 'listMessages':
+        tables.emails.grantReadData(fn);
+        tables.messages.grantReadData(fn);
+        break;
+      case 'getMessage':
+      case 'getMessageSource':
+      case 'getAttachment':
+        tables.messages.grantReadData(fn);
+        storage.bucket.grantRead(fn);
         break;
     }
   }

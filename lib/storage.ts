@@ -1,4 +1,5 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import {
@@ -15,6 +16,8 @@ import {
  */
 export class Storage extends Construct {
   readonly tables: Readonly<Record<TableKey, TableV2>>;
+  /** Raw sources, attachments and large bodies: private, encrypted, TLS only. */
+  readonly bucket: Bucket;
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
@@ -29,9 +32,22 @@ export class Storage extends Construct {
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryptionV2.awsManagedKey(),
         removalPolicy: RemovalPolicy.RETAIN,
+        globalSecondaryIndexes: (definition.indexes ?? []).map((index) => ({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        })),
       });
     }
     this.tables = tables;
+    this.bucket = new Bucket(this, 'MailBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      // A backstop only: the sweeper deletes expired mail within minutes.
+      lifecycleRules: [{ expiration: Duration.days(1) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
   }
 
   /** The physical table names, as the functions' environment and the operator CLI need them. */

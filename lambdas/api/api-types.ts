@@ -19,11 +19,20 @@ export interface ApiRequest {
   body: string | undefined;
 }
 
-/** What a route answers: a status, a JSON body and any headers of its own. */
+/** What a route answers: a status, a JSON body or a file, and any headers of its own. */
 export interface ApiResult {
   status: number;
   body?: unknown;
+  /** A file body: always a download, never rendered by the client's browser. */
+  file?: FileBody;
   headers?: Record<string, string>;
+}
+
+export interface FileBody {
+  bytes: Buffer;
+  contentType: string;
+  /** The name offered for saving, as the sender gave it: it is made safe for the header. */
+  filename: string;
 }
 
 /** A route's business: parse, call one core function, shape the result. */

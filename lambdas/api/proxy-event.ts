@@ -2,6 +2,7 @@ import { InvalidRequest } from '../core/errors';
 import { requestIdFor } from '../core/ids';
 import type { ApiEvent, ApiRequest, ApiResponse, ApiResult } from './api-types';
 import type { AccountDecision } from './authorizer-context';
+import { fileHeaders } from './file-headers';
 
 /** The contract's request id of a proxy event: `req_` + the gateway's request id. */
 export function requestIdOf(event: Pick<ApiEvent, 'requestContext'>): string {
@@ -41,6 +42,14 @@ export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiReq
 
 /** Writes a route's result as the proxy integration's response. */
 export function toProxyResponse(result: ApiResult): ApiResponse {
+  if (result.file) {
+    return {
+      statusCode: result.status,
+      headers: { ...fileHeaders(result.file), ...result.headers },
+      body: result.file.bytes.toString('base64'),
+      isBase64Encoded: true,
+    };
+  }
   const hasBody = result.body !== undefined;
   return {
     statusCode: result.status,

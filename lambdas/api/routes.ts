@@ -21,6 +21,22 @@ export interface RouteDefinition {
 export const routes = [
   { id: 'createEmail', method: 'POST', path: '/v1/emails', module: 'create-email', charged: true },
   { id: 'getEmail', method: 'GET', path: '/v1/emails/{email_id}', module: 'get-email', charged: true },
+  { id: 'listMessages', method: 'GET', path: '/v1/emails/{email_id}/messages', module: 'list-messages', charged: true },
+  { id: 'getMessage', method: 'GET', path: '/v1/messages/{message_id}', module: 'get-message', charged: true },
+  {
+    id: 'getMessageSource',
+    method: 'GET',
+    path: '/v1/messages/{message_id}/source',
+    module: 'get-message-source',
+    charged: true,
+  },
+  {
+    id: 'getAttachment',
+    method: 'GET',
+    path: '/v1/messages/{message_id}/attachments/{attachment_id}',
+    module: 'get-attachment',
+    charged: true,
+  },
   { id: 'listDomains', method: 'GET', path: '/v1/domains', module: 'list-domains', charged: true },
   { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false },
 ] as const satisfies readonly RouteDefinition[];

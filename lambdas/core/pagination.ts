@@ -40,3 +40,22 @@ export function pageAfter<T>(sorted: readonly T[], keyOf: (item: T) => string, r
     pagination: { has_more: true, next_cursor: signCursor(cursorSecret, context, keyOf(last), clock.now()) },
   };
 }
+
+/**
+ * One page of a list that storage pages itself: the cursor's position goes to `fetch`, and the
+ * position `fetch` reports for the next page comes back signed (contract: Pagination 1–4).
+ */
+export async function pageAfterPosition<T>(
+  context: CursorContext,
+  cursor: string | undefined,
+  deps: { cursorSecret: string; clock: Clock },
+  fetch: (after: string | undefined) => Promise<{ items: T[]; next?: string }>,
+): Promise<Page<T>> {
+  const after = cursor === undefined ? undefined : readCursor(deps.cursorSecret, cursor, context, deps.clock.now());
+  const page = await fetch(after);
+  if (page.next === undefined) return { items: page.items, pagination: { has_more: false } };
+  return {
+    items: page.items,
+    pagination: { has_more: true, next_cursor: signCursor(deps.cursorSecret, context, page.next, deps.clock.now()) },
+  };
+}

@@ -1,0 +1,24 @@
+import { buffer } from 'node:stream/consumers';
+import { openAttachment } from '../../core/messages';
+import type { RouteHandler } from '../api-types';
+import { createApiHandler } from '../create-api-handler';
+import { lambdaServices } from '../lambda-services';
+import { pathId } from '../path-id';
+import { noQuery, parseInput } from '../query';
+
+/** GET /v1/messages/{message_id}/attachments/{attachment_id}: the bytes, always as a download. */
+export const route: RouteHandler = async (request, services) => {
+  parseInput(noQuery, request.query, 'query');
+  const { attachment, stream } = await openAttachment(
+    request.account.accountId,
+    pathId(request, 'message_id', 'msg'),
+    pathId(request, 'attachment_id', 'att'),
+    services,
+  );
+  return {
+    status: 200,
+    file: { bytes: await buffer(stream), contentType: 'application/octet-stream', filename: attachment.filename },
+  };
+};
+
+export const handler = createApiHandler(route, lambdaServices);

@@ -1,0 +1,151 @@
+import type { Readable } from 'node:stream';
+import type { Clock } from './clock';
+import { getEmail } from './emails';
+import { NotFound } from './errors';
+import { pageAfterPosition } from './pagination';
+import type { AttachmentRecord, BlobStore, EmailStore, MessageRecord, MessageStore, StoredBody } from './ports';
+
+/** The contract's Attachment metadata. */
+export interface AttachmentResource {
+  id: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  expires_at: string;
+  download_path: string;
+}
+
+/** A message list item (DESIGN: gaps): the Message without text, html and attachments. */
+export interface MessageListItem {
+  id: string;
+  email_id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  received_at: string;
+  expires_at: string;
+  size_bytes: number;
+  attachment_count: number;
+  source_path: string;
+}
+
+/** The contract's Message: every field always present, `text`/`html` empty when absent. */
+export interface MessageResource extends MessageListItem {
+  text: string;
+  html: string;
+  attachments: AttachmentResource[];
+}
+
+export interface MessageDeps {
+  emails: EmailStore;
+  messages: MessageStore;
+  blobs: BlobStore;
+  clock: Clock;
+  cursorSecret: string;
+  messageTtlSeconds: number;
+}
+
+/**
+ * The messages of an email the account owns, newest first, that have not expired
+ * (contract: GET /v1/emails/{email_id}/messages). Expiry is decided by the clock, whatever the
+ * storage's TTL has done.
+ */
+export async function listMessages(
+  query: { accountId: string; emailId: string; limit: number; cursor: string | undefined },
+  deps: MessageDeps,
+) {
+  await getEmail(query.accountId, query.emailId, deps);
+  const now = deps.clock.now();
+  const receivedAfter = new Date(now.getTime() - deps.messageTtlSeconds * 1000).toISOString();
+  const page = await pageAfterPosition(
+    { accountId: query.accountId, route: 'listMessages', pathId: query.emailId, limit: query.limit },
+    query.cursor,
+    { cursorSecret: deps.cursorSecret, clock: deps.clock },
+    (after) => deps.messages.listByEmail(query.emailId, { receivedAfter, after, limit: query.limit }),
+  );
+  return { items: page.items.filter((message) => isUnexpired(message, now)).map(toListItem), pagination: page.pagination };
+}
+
+/** A message of the account's own email, within its 15 minutes; anything else is the one 404. */
+export async function getMessage(accountId: string, messageId: string, deps: Pick<MessageDeps, 'messages' | 'clock'>) {
+  const message = await deps.messages.get(messageId);
+  if (!message || message.accountId !== accountId || !isUnexpired(message, deps.clock.now())) throw new NotFound();
+  return message;
+}
+
+/** The full Message resource, with its bodies read back from wherever they were stored. */
+export async function toMessageResource(message: MessageRecord, blobs: BlobStore): Promise<MessageResource> {
+  const [text, html] = await Promise.all([readBody(message.text, blobs), readBody(message.html, blobs)]);
+  return {
+    ...toListItem(message),
+    text,
+    html,
+    attachments: message.attachments.map((attachment) => toAttachmentResource(message, attachment)),
+  };
+}
+
+/** The raw source of a message, byte for byte (contract: GET /v1/messages/{id}/source). */
+export async function openSource(accountId: string, messageId: string, deps: Pick<MessageDeps, 'messages' | 'blobs' | 'clock'>) {
+  const message = await getMessage(accountId, messageId, deps);
+  return { message, stream: await openBlob(message.rawKey, deps.blobs) };
+}
+
+/**
+ * An attachment of a message, found by its opaque id only: a filename never selects the stored
+ * object, and an id of another message's attachment is the same 404.
+ */
+export async function openAttachment(
+  accountId: string,
+  messageId: string,
+  attachmentId: string,
+  deps: Pick<MessageDeps, 'messages' | 'blobs' | 'clock'>,
+) {
+  const message = await getMessage(accountId, messageId, deps);
+  const attachment = message.attachments.find((candidate) => candidate.attachmentId === attachmentId);
+  if (!attachment) throw new NotFound();
+  return { attachment, stream: await openBlob(attachment.blobKey, deps.blobs) };
+}
+
+export function isUnexpired(message: Pick<MessageRecord, 'expiresAt'>, now: Date): boolean {
+  return now.getTime() < Date.parse(message.expiresAt);
+}
+
+function toListItem(message: MessageRecord): MessageListItem {
+  return {
+    id: message.messageId,
+    email_id: message.emailId,
+    from: message.from,
+    to: message.to,
+    subject: message.subject,
+    received_at: message.receivedAt,
+    expires_at: message.expiresAt,
+    size_bytes: message.sizeBytes,
+    attachment_count: message.attachments.length,
+    source_path: `/v1/messages/${message.messageId}/source`,
+  };
+}
+
+function toAttachmentResource(message: MessageRecord, attachment: AttachmentRecord): AttachmentResource {
+  return {
+    id: attachment.attachmentId,
+    filename: attachment.filename,
+    content_type: attachment.contentType,
+    size_bytes: attachment.sizeBytes,
+    expires_at: message.expiresAt,
+    download_path: `/v1/messages/${message.messageId}/attachments/${attachment.attachmentId}`,
+  };
+}
+
+async function readBody(body: StoredBody, blobs: BlobStore): Promise<string> {
+  if ('inline' in body) return body.inline;
+  const chunks: Buffer[] = [];
+  for await (const chunk of await openBlob(body.blobKey, blobs)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A blob a live message refers to; its absence means the message is being swept: 404. */
+async function openBlob(key: string, blobs: BlobStore): Promise<Readable> {
+  const read = await blobs.get(key);
+  if (!read || read.notModified) throw new NotFound();
+  return read.body;
+}

@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto';
+import type { BlobStore } from '../../lambdas/core/ports';
+import { json } from '../support/json';
+import { startTestService, type TestService } from '../support/local-service';
+import { refusalCode, sendMail, sendRaw } from '../support/smtp-client';
+
+let service: TestService;
+let failBlobPuts = 0;
+
+/** A blob store whose next puts fail, as a full disk or an S3 outage would. */
+function flakyBlobs(blobs: BlobStore): BlobStore {
+  return {
+    put: async (key, body, options) => {
+      if (failBlobPuts > 0) {
+        failBlobPuts -= 1;
+        throw Object.assign(new Error('storage down'), { name: 'ServiceUnavailable' });
+      }
+      return blobs.put(key, body, options);
+    },
+    get: (key, options) => blobs.get(key, options),
+    delete: (key) => blobs.delete(key),
+    list: (prefix) => blobs.list(prefix),
+  };
+}
+
+beforeAll(async () => {
+  service = await startTestService({}, { wrapBlobs: flakyBlobs });
+});
+afterAll(() => service.close());
+
+const smtp = () => service.runtime.smtpPort;
+
+/** A fresh account with one address; its local part is chosen by the test. */
+async function inbox(localPart: string, plan: 'free' | 'paid' = 'paid') {
+  const account = await service.account(plan);
+  const email = (await json(await service.createEmail(account.apiKey, { local_part: localPart }))).data;
+  return { ...account, email };
+}
+
+async function messagesOf(key: string, emailId: string, query = '') {
+  const response = await service.request(`/v1/emails/${emailId}/messages${query}`, { key });
+  expect(response.status).toBe(200);
+  return json(response);
+}
+
+describe('receiving mail over SMTP', () => {
+  it('turns a received mail into a message: listed, readable, sanitized, with its source and attachment', async () => {
+    const { apiKey, email } = await inbox('reader');
+    const attachment = Buffer.from('%PDF-1.4 not really a pdf\n');
+    await sendMail(smtp(), {
+      from: '"Shop" <shop@example.org>',
+      to: 'reader@tempmail.localhost',
+      subject: 'Your code is 493021',
+      text: 'Your code is 493021',
+      html: '<p>Your code is <b>493021</b></p><img src=x onerror=alert(1)><script>alert(2)</script><a href="javascript:alert(3)">x</a>',
+      attachments: [{ filename: 'invoice.pdf', content: attachment, contentType: 'application/pdf' }],
+    });
+
+    const list = await messagesOf(apiKey, email.id);
+    expect(list.pagination).toEqual({ has_more: false });
+    expect(list.data).toHaveLength(1);
+    const item = list.data[0];
+    expect(Object.keys(item).sort()).toEqual(
+      ['attachment_count', 'email_id', 'expires_at', 'from', 'id', 'received_at', 'size_bytes', 'source_path', 'subject', 'to'].sort(),
+    );
+    expect(item).toMatchObject({
+      email_id: email.id,
+      subject: 'Your code is 493021',
+      to: ['reader@tempmail.localhost'],
+      attachment_count: 1,
+      source_path: `/v1/messages/${item.id}/source`,
+    });
+    expect(item.id).toMatch(/^msg_[A-Za-z0-9_-]{10,64}$/);
+    expect(item.from).toContain('shop@example.org');
+    expect(Date.parse(item.expires_at) - Date.parse(item.received_at)).toBe(15 * 60 * 1000);
+
+    const read = await service.request(`/v1/messages/${item.id}`, { key: apiKey });
+    expect(read.status).toBe(200);
+    const { data: message } = await json(read);
+    expect(message.text).toContain('493021');
+    expect(message.html).toContain('<b>493021</b>');
+    for (const residue of ['<script', 'onerror', 'javascript:', 'alert(2)']) expect(message.html).not.toContain(residue);
+    expect(message.attachments).toEqual([
+      {
+        id: expect.stringMatching(/^att_[A-Za-z0-9_-]{10,64}$/),
+        filename: 'invoice.pdf',
+        content_type: 'application/pdf',
+        size_bytes: attachment.length,
+        expires_at: item.expires_at,
+        download_path: `/v1/messages/${item.id}/attachments/${message.attachments[0].id}`,
+      },
+    ]);
+
+    const download = await service.request(message.attachments[0].download_path, { key: apiKey });
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(attachment);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(download.headers.get('content-disposition')).toBe(
+      `attachment; filename="invoice.pdf"; filename*=UTF-8''invoice.pdf`,
+    );
+    expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(download.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(download.headers.get('cache-control')).toBe('private, no-store');
+  });
+
+  it('keeps the raw source byte for byte', async () => {
+    const { apiKey, email } = await inbox('raw-keeper');
+    const raw = Buffer.from(
+      'From: a@example.org\r\nTo: raw-keeper@tempmail.localhost\r\nSubject: =?ISO-8859-1?Q?caf=E9?=\r\n' +
+        'Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\ncaf\xe9 \xa0 bytes\r\n',
+      'latin1',
+    );
+    await sendRaw(smtp(), { from: 'a@example.org', to: ['raw-keeper@tempmail.localhost'] }, raw);
+    const [item] = (await messagesOf(apiKey, email.id)).data;
+    expect(item.subject).toBe('café');
+    const source = await service.request(item.source_path, { key: apiKey });
+    expect(source.status).toBe(200);
+    expect(source.headers.get('content-type')).toBe('message/rfc822');
+    expect(source.headers.get('content-disposition')).toMatch(/^attachment; filename="msg_[A-Za-z0-9_-]+\.eml"/);
+    expect(createHash('sha256').update(Buffer.from(await source.arrayBuffer())).digest('hex')).toBe(
+      createHash('sha256').update(raw).digest('hex'),
+    );
+    const { data } = await json(await service.request(`/v1/messages/${item.id}`, { key: apiKey }));
+    expect(data.text).toContain('café');
+  });
+
+  it('delivers by the envelope: a BCC recipient gets the mail the headers never name', async () => {
+    const { apiKey, email } = await inbox('hidden-copy');
+    await sendMail(smtp(), {
+      from: 'a@example.org',
+      to: 'someone@example.net',
+      bcc: 'hidden-copy@tempmail.localhost',
+      subject: 'bcc',
+      text: 'x',
+    });
+    const list = await messagesOf(apiKey, email.id);
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0].to).toEqual(['someone@example.net']);
+  });
+
+  it('makes one message per address of ours, each visible only to its owner', async () => {
+    const first = await inbox('split-one');
+    const second = await inbox('split-two');
+    await sendMail(smtp(), {
+      from: 'a@example.org',
+      to: ['split-one@tempmail.localhost', 'split-two@tempmail.localhost', 'elsewhere@example.net'],
+      subject: 'to both',
+      text: 'x',
+    });
+    const [one] = (await messagesOf(first.apiKey, first.email.id)).data;
+    const [two] = (await messagesOf(second.apiKey, second.email.id)).data;
+    expect(one.id).not.toBe(two.id);
+    expect((await service.request(`/v1/messages/${two.id}`, { key: first.apiKey })).status).toBe(404);
+    expect((await service.request(`/v1/messages/${one.id}/source`, { key: second.apiKey })).status).toBe(404);
+    expect((await service.request(`/v1/emails/${second.email.id}/messages`, { key: first.apiKey })).status).toBe(404);
+  });
+
+  it('answers RCPT TO for an unknown, expired or foreign address with 550', async () => {
+    const { email } = await inbox('soon-expired');
+    const send = (to: string) => refusalCode(sendMail(smtp(), { from: 'a@example.org', to, subject: 's', text: 't' }));
+    expect(await send('never-issued@tempmail.localhost')).toBe(550);
+    expect(await send('someone@example.net')).toBe(550);
+    service.clock.advance(Date.parse(email.expires_at) - service.clock.now().getTime());
+    expect(await send('soon-expired@tempmail.localhost')).toBe(550);
+  });
+
+  it('answers 451 when the raw message cannot be stored, and the retry delivers it once', async () => {
+    const { apiKey, email } = await inbox('retry-later');
+    const mail = { from: 'a@example.org', to: 'retry-later@tempmail.localhost', subject: 'retry', text: 'x' };
+    failBlobPuts = 1;
+    expect(await refusalCode(sendMail(smtp(), mail))).toBe(451);
+    expect((await messagesOf(apiKey, email.id)).data).toHaveLength(0);
+    await sendMail(smtp(), mail);
+    expect((await messagesOf(apiKey, email.id)).data).toHaveLength(1);
+  });
+
+  it('answers a message over 40 MB with 552', async () => {
+    await inbox('too-big');
+    const big = Buffer.alloc(41 * 1024 * 1024, 'a');
+    const code = await refusalCode(
+      sendRaw(smtp(), { from: 'a@example.org', to: ['too-big@tempmail.localhost'] }, Buffer.concat([Buffer.from('Subject: big\r\n\r\n'), big])),
+    );
+    expect(code).toBe(552);
+  });
+});
+
+describe('reading messages', () => {
+  it('pages newest first with signed cursors bound to the email and the limit', async () => {
+    const { apiKey, email } = await inbox('pager');
+    for (const subject of ['first', 'second', 'third']) {
+      await sendMail(smtp(), { from: 'a@example.org', to: 'pager@tempmail.localhost', subject, text: subject });
+      service.clock.advance(1000);
+    }
+    const page1 = await messagesOf(apiKey, email.id, '?limit=2');
+    expect(page1.data.map((m: { subject: string }) => m.subject)).toEqual(['third', 'second']);
+    expect(page1.pagination.has_more).toBe(true);
+    const cursor = encodeURIComponent(page1.pagination.next_cursor);
+    const page2 = await messagesOf(apiKey, email.id, `?limit=2&cursor=${cursor}`);
+    expect(page2.data.map((m: { subject: string }) => m.subject)).toEqual(['first']);
+    expect(page2.pagination).toEqual({ has_more: false });
+
+    for (const query of [`?limit=3&cursor=${cursor}`, `?limit=2&cursor=${cursor}x`]) {
+      const response = await service.request(`/v1/emails/${email.id}/messages${query}`, { key: apiKey });
+      expect(response.status).toBe(400);
+      expect((await json(response)).error.details).toEqual([expect.objectContaining({ field: 'cursor' })]);
+    }
+    const other = await service.createEmail(apiKey, {});
+    const otherId = (await json(other)).data.id;
+    const crossed = await service.request(`/v1/emails/${otherId}/messages?limit=2&cursor=${cursor}`, { key: apiKey });
+    expect(crossed.status).toBe(400);
+  });
+
+  it('answers an attachment id of another message with 404, and a malformed one with 400', async () => {
+    const { apiKey, email } = await inbox('attach-check');
+    for (const name of ['a.txt', 'b.txt']) {
+      await sendMail(smtp(), {
+        from: 'a@example.org',
+        to: 'attach-check@tempmail.localhost',
+        subject: name,
+        text: 'x',
+        attachments: [{ filename: name, content: name }],
+      });
+    }
+    const [second, first] = (await messagesOf(apiKey, email.id)).data;
+    const firstMessage = (await json(await service.request(`/v1/messages/${first.id}`, { key: apiKey }))).data;
+    const foreign = `/v1/messages/${second.id}/attachments/${firstMessage.attachments[0].id}`;
+    expect((await service.request(foreign, { key: apiKey })).status).toBe(404);
+    expect((await service.request(`/v1/messages/${second.id}/attachments/a.txt`, { key: apiKey })).status).toBe(400);
+  });
+
+  it('gives strong ETags and 304 on the list, the message, the source and the attachment', async () => {
+    const { apiKey, email } = await inbox('etags');
+    await sendMail(smtp(), {
+      from: 'a@example.org',
+      to: 'etags@tempmail.localhost',
+      subject: 'tags',
+      text: 'x',
+      attachments: [{ filename: 'x.bin', content: Buffer.from([0, 1, 2, 255]) }],
+    });
+    const [item] = (await messagesOf(apiKey, email.id)).data;
+    const message = (await json(await service.request(`/v1/messages/${item.id}`, { key: apiKey }))).data;
+    for (const path of [`/v1/emails/${email.id}/messages`, `/v1/messages/${item.id}`, item.source_path, message.attachments[0].download_path]) {
+      const tag = (await service.request(path, { key: apiKey })).headers.get('etag');
+      expect(tag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      const again = await service.request(path, { key: apiKey, headers: { 'If-None-Match': tag! } });
+      expect(again.status).toBe(304);
+    }
+  });
+
+  it('forgets a message 15 minutes after receipt, and the sweeper deletes its blobs and item', async () => {
+    const { apiKey, email } = await inbox('short-lived');
+    await sendMail(smtp(), {
+      from: 'a@example.org',
+      to: 'short-lived@tempmail.localhost',
+      subject: 'gone soon',
+      text: 'x'.repeat(40_000),
+      attachments: [{ filename: 'x.txt', content: 'attached' }],
+    });
+    const [item] = (await messagesOf(apiKey, email.id)).data;
+    const message = (await json(await service.request(`/v1/messages/${item.id}`, { key: apiKey }))).data;
+    expect(message.text).toHaveLength(40_000);
+    const record = await service.runtime.services.messages.get(item.id);
+    const prefix = `mail/${record!.mailId}/`;
+    const blobKeys = async () => {
+      const keys: string[] = [];
+      for await (const key of service.runtime.services.blobs.list(prefix)) keys.push(key);
+      return keys.sort();
+    };
+    expect((await blobKeys()).length).toBe(3);
+
+    service.clock.advance(15 * 60 * 1000 - 1);
+    expect((await service.request(`/v1/messages/${item.id}`, { key: apiKey })).status).toBe(200);
+    service.clock.advance(1);
+    expect((await messagesOf(apiKey, email.id)).data).toEqual([]);
+    for (const path of [`/v1/messages/${item.id}`, item.source_path, message.attachments[0].download_path]) {
+      expect((await service.request(path, { key: apiKey })).status).toBe(404);
+    }
+    expect(await blobKeys()).toHaveLength(3);
+
+    const swept = await service.runtime.sweep();
+    expect(swept.messages).toBeGreaterThanOrEqual(1);
+    expect(await blobKeys()).toEqual([]);
+    expect(await service.runtime.services.messages.get(item.id)).toBeUndefined();
+  });
+});
