@@ -1,0 +1,57 @@
+import { createRecipientFilter } from '../../lambdas/inbound/recipient-filter';
+import { createSesParser } from '../../lambdas/inbound/ses-parser';
+import { sesRawPrefix, type SesReceiptEvent } from '../../lambdas/inbound/ses-events';
+import { json } from '../support/json';
+import { startTestService, type TestService } from '../support/local-service';
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService({ messageTtlSeconds: 60 });
+});
+afterAll(() => service.close());
+
+function sesEvent(messageId: string, recipients: string[]): SesReceiptEvent {
+  return {
+    Records: [
+      { ses: { mail: { messageId, timestamp: service.clock.now().toISOString() }, receipt: { recipients } } },
+    ],
+  };
+}
+
+describe('the SES receipt rule functions, over the same stores', () => {
+  it('stops the rule set unless a recipient is an active address', async () => {
+    const { apiKey } = await service.account();
+    const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-filter' }))).data;
+    const filter = createRecipientFilter(() => service.runtime.services);
+    expect(await filter(sesEvent('a1', ['nobody@tempmail.localhost', 'x@example.net']))).toEqual({
+      disposition: 'STOP_RULE_SET',
+    });
+    expect(await filter(sesEvent('a2', ['nobody@tempmail.localhost', email.address]))).toEqual({ disposition: 'CONTINUE' });
+  });
+
+  it('ingests the raw object SES stored, with the local message lifetime override', async () => {
+    const { apiKey } = await service.account();
+    const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-parser' }))).data;
+    const raw = Buffer.from('From: a@example.org\r\nTo: someone@example.net\r\nSubject: via SES\r\n\r\nhello\r\n');
+    await service.runtime.services.blobs.put(`${sesRawPrefix}ses-message-0001`, raw);
+    const parse = createSesParser(() => service.runtime.services);
+    const { messageIds } = await parse(sesEvent('ses-message-0001', [email.address.toUpperCase()]));
+    expect(messageIds).toHaveLength(1);
+
+    const message = (await json(await service.request(`/v1/messages/${messageIds[0]}`, { key: apiKey }))).data;
+    expect(message).toMatchObject({ subject: 'via SES', email_id: email.id, text: 'hello\n' });
+    expect(Date.parse(message.expires_at) - Date.parse(message.received_at)).toBe(60_000);
+    const source = await service.request(message.source_path, { key: apiKey });
+    expect(Buffer.from(await source.arrayBuffer())).toEqual(raw);
+
+    service.clock.advance(60_000);
+    await service.runtime.sweep();
+    expect(await service.runtime.services.blobs.get(`${sesRawPrefix}ses-message-0001`)).toBeUndefined();
+  });
+
+  it('refuses an event whose message id could name another object', async () => {
+    const parse = createSesParser(() => service.runtime.services);
+    await expect(parse(sesEvent('../secrets', ['x@tempmail.localhost']))).rejects.toThrow('unexpected message id');
+  });
+});
