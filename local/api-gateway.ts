@@ -93,8 +93,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
     ...request,
     pathParameters,
     stageVariables: null,
-    body: body.length === 0 ? null : body.toString('utf8'),
-    isBase64Encoded: false,
+    // The deployed API lists */* as binary media, so API Gateway hands every body over base64-encoded.
+    body: body.length === 0 ? null : body.toString('base64'),
+    isBase64Encoded: body.length > 0,
     requestContext: { ...requestContext, authorizer: authorizerContext(authorization) },
   };
   let result: APIGatewayProxyResult;

@@ -1,0 +1,176 @@
+/**
+ * Bundle size and cold import time of every Lambda function (issue: each API handler under
+ * 800 KB minified with the AWS SDK bundled, and imported in under 100 ms), because both feed
+ * the cold start a caller waits for. Each function is bundled the way `NodejsFunction` bundles
+ * it in `lib/api.ts` (CJS, node22, minified, external source map, SDK bundled); the size is the
+ * `.js` alone (1 KB = 1000 bytes), and the largest inputs come from esbuild's metafile, grouped
+ * by package. The import time is measured inside a fresh Node process around `require` of the
+ * bundle, so Node's own start is excluded; the median of the runs is compared with an empty
+ * bundle measured the same way in the same run. A report, not a test: it exits 0 whatever the
+ * figures, and 1 only when a bundle cannot be built or loaded.
+ *
+ *   node --import tsx bench/bundle-report.ts [runs]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { routes } from '../lambdas/api/routes';
+
+interface FunctionEntry {
+  name: string;
+  /** API handlers (routes and the authorizer) carry the issue's targets. */
+  kind: 'api' | 'inbound' | 'reference';
+  entry: string;
+}
+
+interface Bundle extends FunctionEntry {
+  outfile: string;
+  bytes: number;
+  largestInputs: Array<{ group: string; bytes: number }>;
+}
+
+const projectRoot = join(__dirname, '..');
+const sizeTargetBytes = 800 * 1000;
+const importTargetMs = 100;
+
+/** The entry points besides the route table's: each exports `handler`. */
+const otherEntries: FunctionEntry[] = [
+  { name: 'authorizer', kind: 'api', entry: 'lambdas/api/authorizer.ts' },
+  { name: 'recipientFilter', kind: 'inbound', entry: 'lambdas/inbound/recipient-filter.ts' },
+  { name: 'sesParser', kind: 'inbound', entry: 'lambdas/inbound/ses-parser.ts' },
+  { name: 'sweeper', kind: 'inbound', entry: 'lambdas/inbound/sweeper.ts' },
+];
+
+/** Every function the stack deploys: one per row of the route table, then the fixed entries. */
+function functionEntries(): FunctionEntry[] {
+  const routeEntries = routes.map((route): FunctionEntry => ({
+    name: route.id,
+    kind: 'api',
+    entry: `lambdas/api/handlers/${route.module}.ts`,
+  }));
+  return [...routeEntries, ...otherEntries];
+}
+
+/** `node_modules/@smithy/x/...` → `@smithy`, `node_modules/zod/...` → `zod`, own files → `(project)`. */
+function inputGroup(path: string): string {
+  const marker = 'node_modules/';
+  const at = path.lastIndexOf(marker);
+  if (at === -1) return '(project)';
+  const parts = path.slice(at + marker.length).split('/');
+  const name = parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  return name.startsWith('@smithy/') ? '@smithy' : name;
+}
+
+function largestInputs(output: Metafile['outputs'][string], count: number): Bundle['largestInputs'] {
+  const groups = new Map<string, number>();
+  for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const group = inputGroup(path);
+    groups.set(group, (groups.get(group) ?? 0) + bytesInOutput);
+  }
+  return [...groups]
+    .map(([group, bytes]) => ({ group, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, count);
+}
+
+/** Bundles one entry with the settings `NodejsFunction` passes to esbuild in `lib/api.ts`. */
+async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
+  const outfile = join(outDir, fn.name, 'index.js');
+  const result = await build({
+    entryPoints: [fn.entry],
+    absWorkingDir: projectRoot,
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'cjs',
+    minify: true,
+    sourcemap: true,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = result.metafile.outputs[relative(projectRoot, outfile)];
+  if (!output) throw new Error(`${fn.name}: no metafile output for ${outfile}`);
+  return { ...fn, outfile, bytes: statSync(outfile).size, largestInputs: largestInputs(output, 3) };
+}
+
+/** One cold import in a fresh process: nanoseconds between just before and just after `require`. */
+function importOnce(outfile: string): number {
+  const script =
+    `const t0 = process.hrtime.bigint(); require(${JSON.stringify(outfile)});` +
+    `process.stdout.write(String(process.hrtime.bigint() - t0));`;
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env });
+  if (child.status !== 0) throw new Error(`import of ${outfile} failed:\n${child.stderr}`);
+  return Number(child.stdout.trim()) / 1e6;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Median import time per bundle. Rounds interleave the bundles so that any drift of the machine
+ * touches all of them alike; one unrecorded round first warms the file cache.
+ */
+function importMedians(bundles: Bundle[], runs: number): Map<string, number> {
+  for (const b of bundles) importOnce(b.outfile);
+  const samples = new Map<string, number[]>(bundles.map((b) => [b.name, []]));
+  for (let run = 0; run < runs; run++) {
+    for (const b of bundles) samples.get(b.name)!.push(importOnce(b.outfile));
+  }
+  return new Map([...samples].map(([name, values]) => [name, median(values)]));
+}
+
+const kb = (bytes: number) => (bytes / 1000).toFixed(1);
+
+function printReport(bundles: Bundle[], medians: Map<string, number>, runs: number): void {
+  const reference = bundles.find((b) => b.kind === 'reference')!;
+  const referenceMs = medians.get(reference.name)!;
+  console.log(`cold import, median of ${runs} fresh processes each; Node ${process.version}; 1 KB = 1000 bytes`);
+  console.log('| function | kind | size KB | import ms | minus ref ms | ratio to ref | largest inputs (KB in output) |');
+  console.log('|---|---|---:|---:|---:|---:|---|');
+  for (const b of bundles) {
+    const ms = medians.get(b.name)!;
+    const inputs = b.largestInputs.map((input) => `${input.group} ${kb(input.bytes)}`).join(', ');
+    const row = [b.name, b.kind, kb(b.bytes), ms.toFixed(1), (ms - referenceMs).toFixed(1), (ms / referenceMs).toFixed(1), inputs];
+    console.log(`| ${row.join(' | ')} |`);
+  }
+  const api = bundles.filter((b) => b.kind === 'api');
+  const over = api.filter((b) => b.bytes >= sizeTargetBytes || medians.get(b.name)! >= importTargetMs);
+  const verdict = over.length === 0 ? 'met' : `NOT met by ${over.map((b) => b.name).join(', ')}`;
+  console.log(
+    `every API handler (${api.length}: routes and authorizer) under ${kb(sizeTargetBytes)} KB and ${importTargetMs} ms: ${verdict}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const runs = Number(process.argv[2] ?? 10) || 10;
+  const outDir = mkdtempSync(join(tmpdir(), 'tempmail-bundle-report-'));
+  try {
+    const emptyEntry = join(outDir, 'empty-handler.ts');
+    writeFileSync(emptyEntry, 'export const handler = async (): Promise<void> => {};\n');
+    const entries = [...functionEntries(), { name: 'emptyHandler', kind: 'reference', entry: emptyEntry } as const];
+    let bundles: Bundle[];
+    try {
+      bundles = await Promise.all(entries.map((fn) => bundle(fn, outDir)));
+    } catch (error) {
+      console.error(`bundling failed: ${(error as Error).message}`);
+      process.exitCode = 1;
+      return;
+    }
+    printReport(bundles, importMedians(bundles, runs), runs);
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});

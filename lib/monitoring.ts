@@ -1,0 +1,74 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+export interface MonitoringProps {
+  restApi: RestApi;
+  authorizer: IFunction;
+  parser: IFunction;
+  deadLetterQueue: IQueue;
+  /** Where alarms are mailed, when the deployer gives an address. */
+  alarmEmail?: string;
+}
+
+/** Alarms on what the operator must know: 5xx rate, authorizer errors, parser failures, dead letters. */
+export class Monitoring extends Construct {
+  readonly alarms: Alarm[];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const fiveMinutes = Duration.minutes(5);
+    const requests = props.restApi.metricCount({ period: fiveMinutes });
+    const serverErrors = props.restApi.metricServerError({ period: fiveMinutes });
+    this.alarms = [
+      new Alarm(this, 'ServerErrorRate', {
+        alarmDescription: 'More than 1% of API requests answered 5xx in 5 minutes',
+        metric: new MathExpression({
+          expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+          usingMetrics: { requests, errors: serverErrors },
+          period: fiveMinutes,
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'AuthorizerErrors', {
+        alarmDescription: 'The authorizer failed (every failure is a 500 to a client)',
+        metric: props.authorizer.metricErrors({ period: fiveMinutes }),
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'ParserErrors', {
+        alarmDescription: 'The mail parser failed; SES retries it, then the dead-letter queue keeps the event',
+        metric: props.parser.metricErrors({ period: fiveMinutes }),
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'DeadLetters', {
+        alarmDescription: 'Received mail the parser could not ingest waits in the dead-letter queue',
+        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
+        threshold: 0,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    if (props.alarmEmail) {
+      const topic = new Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: 'tempmail alarms' });
+      topic.addSubscription(new EmailSubscription(props.alarmEmail));
+      const action: IAlarmAction = new SnsAction(topic);
+      for (const alarm of this.alarms) alarm.addAlarmAction(action);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { join } from 'node:path';
+import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Construct } from 'constructs';
+import { sesRawPrefix } from '../lambdas/inbound/ses-events';
+import { ServiceFunction } from './service-function';
+import type { Storage } from './storage';
+
+/**
+ * The expiry sweeper, every minute: DynamoDB TTL deletes days late and S3 lifecycle works in
+ * whole days, so expired messages and their blobs are deleted here within minutes.
+ */
+export class Sweeper extends Construct {
+  readonly sweeperFunction: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: { storage: Storage; environment: Record<string, string> }) {
+    super(scope, id);
+    const { tables } = props.storage;
+    this.sweeperFunction = new ServiceFunction(this, 'Function', {
+      entry: join(__dirname, '..', 'lambdas', 'inbound', 'sweeper.ts'),
+      environment: props.environment,
+      description: 'Deletes expired messages and their blobs',
+      timeout: Duration.seconds(55),
+    });
+    tables.messages.grantReadWriteData(this.sweeperFunction);
+    props.storage.acknowledgeIndexAccess(this.sweeperFunction, 'messages');
+    props.storage.grantBlobs(this.sweeperFunction, { delete: ['mail/', sesRawPrefix], list: ['mail/'] });
+    new Rule(this, 'EveryMinute', {
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.sweeperFunction, { retryAttempts: 0 })],
+    });
+  }
+}
