@@ -1,5 +1,12 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  TreatMissingData,
+  type IAlarmAction,
+  type IMetric,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -26,43 +33,39 @@ export class Monitoring extends Construct {
     const fiveMinutes = Duration.minutes(5);
     const requests = props.restApi.metricCount({ period: fiveMinutes });
     const serverErrors = props.restApi.metricServerError({ period: fiveMinutes });
+    const alarm = (id: string, alarmDescription: string, metric: IMetric, threshold: number) =>
+      new Alarm(this, id, {
+        alarmDescription,
+        metric,
+        threshold,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
     this.alarms = [
-      new Alarm(this, 'ServerErrorRate', {
-        alarmDescription: 'More than 1% of API requests answered 5xx in 5 minutes',
-        metric: new MathExpression({
+      alarm(
+        'ServerErrorRate',
+        'More than 1% of API requests answered 5xx in 5 minutes',
+        new MathExpression({
           expression: 'IF(requests > 0, 100 * errors / requests, 0)',
           usingMetrics: { requests, errors: serverErrors },
           period: fiveMinutes,
         }),
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, 'AuthorizerErrors', {
-        alarmDescription: 'The authorizer failed (every failure is a 500 to a client)',
-        metric: props.authorizer.metricErrors({ period: fiveMinutes }),
-        threshold: 0,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, 'ParserErrors', {
-        alarmDescription: 'The mail parser failed; SES retries it, then the dead-letter queue keeps the event',
-        metric: props.parser.metricErrors({ period: fiveMinutes }),
-        threshold: 0,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, 'DeadLetters', {
-        alarmDescription: 'Received mail the parser could not ingest waits in the dead-letter queue',
-        metric: props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
-        threshold: 0,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
+        1,
+      ),
+      alarm('AuthorizerErrors', 'The authorizer failed (every failure is a 500 to a client)', props.authorizer.metricErrors({ period: fiveMinutes }), 0),
+      alarm(
+        'ParserErrors',
+        'The mail parser failed; Lambda retries it, then the dead-letter queue keeps the event',
+        props.parser.metricErrors({ period: fiveMinutes }),
+        0,
+      ),
+      alarm(
+        'DeadLetters',
+        'Received mail the parser could not ingest waits in the dead-letter queue',
+        props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
+        0,
+      ),
     ];
     if (props.alarmEmail) {
       const topic = new Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: 'tempmail alarms' });
