@@ -39,16 +39,28 @@ export async function parseMail(raw: Readable, deps: { blobs: BlobStore; keyPref
       }
     }
   } catch (error) {
+    if (error instanceof StorageFailure) {
+      // Not the mail's fault: the caller must not acknowledge it (SMTP 451, SES retry).
+      raw.destroy();
+      throw error.cause;
+    }
     parsed.failure = (error as Error).name || 'Error';
   }
   return parsed;
 }
 
+/** A blob that could not be written: unlike a parse failure, it must fail the whole ingest. */
+class StorageFailure extends Error {}
+
 async function storeAttachment(part: AttachmentStream, deps: { blobs: BlobStore; keyPrefix: string }): Promise<AttachmentRecord> {
   const attachmentId = newId('att');
   const blobKey = `${deps.keyPrefix}/att/${attachmentId}`;
   try {
-    const { size } = await deps.blobs.put(blobKey, part.content, { contentType: 'application/octet-stream' });
+    const { size } = await deps.blobs
+      .put(blobKey, part.content, { contentType: 'application/octet-stream' })
+      .catch((error: unknown) => {
+        throw new StorageFailure('attachment not stored', { cause: error });
+      });
     return {
       attachmentId,
       filename: cleanFilename(part.filename),

@@ -6,12 +6,13 @@ import { refusalCode, sendMail, sendRaw } from '../support/smtp-client';
 
 let service: TestService;
 let failBlobPuts = 0;
+let failingKeys = /./;
 
-/** A blob store whose next puts fail, as a full disk or an S3 outage would. */
+/** A blob store whose next puts (of matching keys) fail, as a full disk or an S3 outage would. */
 function flakyBlobs(blobs: BlobStore): BlobStore {
   return {
     put: async (key, body, options) => {
-      if (failBlobPuts > 0) {
+      if (failBlobPuts > 0 && failingKeys.test(key)) {
         failBlobPuts -= 1;
         throw Object.assign(new Error('storage down'), { name: 'ServiceUnavailable' });
       }
@@ -172,6 +173,28 @@ describe('receiving mail over SMTP', () => {
     expect((await messagesOf(apiKey, email.id)).data).toHaveLength(0);
     await sendMail(smtp(), mail);
     expect((await messagesOf(apiKey, email.id)).data).toHaveLength(1);
+  });
+
+  it('answers 451 when an attachment cannot be stored, instead of delivering the mail without it', async () => {
+    const { apiKey, email } = await inbox('attachment-retry');
+    const mail = {
+      from: 'a@example.org',
+      to: 'attachment-retry@tempmail.localhost',
+      subject: 'with attachment',
+      text: 'x',
+      attachments: [{ filename: 'keep.txt', content: 'must not be lost' }],
+    };
+    failBlobPuts = 1;
+    failingKeys = /\/att\//;
+    try {
+      expect(await refusalCode(sendMail(smtp(), mail))).toBe(451);
+    } finally {
+      failingKeys = /./;
+    }
+    expect((await messagesOf(apiKey, email.id)).data).toHaveLength(0);
+    await sendMail(smtp(), mail);
+    const [item] = (await messagesOf(apiKey, email.id)).data;
+    expect(item.attachment_count).toBe(1);
   });
 
   it('answers a message over 40 MB with 552', async () => {
