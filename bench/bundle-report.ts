@@ -17,8 +17,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { build, stop, type Metafile } from 'esbuild';
 import { routes } from '../lambdas/api/routes';
+import { bundleSettings } from '../lib/bundle-settings';
 
 interface FunctionEntry {
   name: string;
@@ -86,10 +87,11 @@ async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
     outfile,
     bundle: true,
     platform: 'node',
-    target: 'node22',
+    target: bundleSettings.target,
     format: 'cjs',
-    minify: true,
-    sourcemap: true,
+    mainFields: [...bundleSettings.mainFields],
+    minify: bundleSettings.minify,
+    sourcemap: bundleSettings.sourceMap,
     metafile: true,
     logLevel: 'silent',
   });
@@ -181,6 +183,8 @@ async function main(): Promise<void> {
       console.error(`bundling failed: ${(error as Error).message}`);
       process.exitCode = 1;
       return;
+    } finally {
+      await stop(); // esbuild's service process is not left running beside the timed imports
     }
     printReport(bundles, importMedians(bundles, runs), runs);
   } finally {

@@ -3,6 +3,7 @@ import { Architecture, Runtime, type FunctionProps } from 'aws-cdk-lib/aws-lambd
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { bundleSettings } from './bundle-settings';
 
 export interface ServiceFunctionProps {
   /** The entry file; it exports `handler`. */
@@ -38,10 +39,9 @@ export class ServiceFunction extends NodejsFunction {
       logGroup,
       ...props.options,
       bundling: {
-        minify: true,
-        sourceMap: true,
+        ...bundleSettings,
+        mainFields: [...bundleSettings.mainFields],
         format: OutputFormat.CJS,
-        target: 'node22',
         bundleAwsSDK: true,
         forceDockerBundling: false,
       },

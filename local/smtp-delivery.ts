@@ -1,6 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ApiServices } from '../lambdas/api/services';
+import type { BlobServices } from '../lambdas/api/services';
 import { newMailId } from '../lambdas/core/ids';
 import { activeRecipient } from '../lambdas/core/recipients';
 import { ingestMail } from '../lambdas/inbound/ingest-mail';
@@ -14,7 +14,7 @@ class MessageTooLarge extends Error {}
  * parser. 250 only once everything is written; over the size cap 552; a storage failure 451, so
  * the sender retries and nothing is lost.
  */
-export function smtpDelivery(services: ApiServices) {
+export function smtpDelivery(services: BlobServices) {
   return {
     async acceptRecipient(address: string): Promise<void> {
       if (!(await activeRecipient(address, services))) throw smtpError(550, '5.1.1 No such mailbox here');

@@ -8,7 +8,7 @@ import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
 import { routes } from '../lambdas/api/routes';
-import { createServices, type ApiServices } from '../lambdas/api/services';
+import { createServices, type BlobServices } from '../lambdas/api/services';
 import type { Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired } from '../lambdas/inbound/sweep-expired';
@@ -28,7 +28,7 @@ export interface LocalRuntime {
   httpPort: number;
   smtpPort: number;
   dynamodbEndpoint: string;
-  services: ApiServices;
+  services: BlobServices;
   /** Runs the expiry sweeper once now (it also runs every 30 seconds on its own). */
   sweep(): ReturnType<typeof sweepExpired>;
   close(): Promise<void>;
@@ -62,19 +62,21 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   await ensureTables(dynamodb.endpoint, tableNames);
   const client = createDocumentClient({ endpoint: dynamodb.endpoint });
   overrides.instrumentDynamoDb?.(client);
-  const services = createServices(
-    {
-      client,
-      env: config.env,
-      tableNames,
-      cursorSecret: config.cursorSecret ?? (await loadCursorSecret(config.dataDir)),
-      logLevel: config.logLevel,
-      emailTtlSeconds: config.emailTtlSeconds,
-      messageTtlSeconds: config.messageTtlSeconds,
-      blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(await localBlobStore(config.dataDir)),
-    },
-    overrides,
-  );
+  const services: BlobServices = {
+    ...createServices(
+      {
+        client,
+        env: config.env,
+        tableNames,
+        cursorSecret: config.cursorSecret ?? (await loadCursorSecret(config.dataDir)),
+        logLevel: config.logLevel,
+        emailTtlSeconds: config.emailTtlSeconds,
+        messageTtlSeconds: config.messageTtlSeconds,
+      },
+      overrides,
+    ),
+    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(await localBlobStore(config.dataDir)),
+  };
   for (const domain of config.domains) await addDomain(domain, services);
 
   const gateway = await startApiGateway({
@@ -108,7 +110,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 }
 
 /** Each route of the table, wrapped in the same pipeline as its Lambda `handler`. */
-async function loadRouteFunctions(services: ApiServices): Promise<Map<string, ProxyFunction>> {
+async function loadRouteFunctions(services: BlobServices): Promise<Map<string, ProxyFunction>> {
   const functions = new Map<string, ProxyFunction>();
   for (const route of routes) {
     const module = (await import(`../lambdas/api/handlers/${route.module}`)) as { route?: RouteHandler };

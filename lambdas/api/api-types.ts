@@ -36,4 +36,4 @@ export interface FileBody {
 }
 
 /** A route's business: parse, call one core function, shape the result. */
-export type RouteHandler = (request: ApiRequest, services: ApiServices) => Promise<ApiResult>;
+export type RouteHandler<S extends ApiServices = ApiServices> = (request: ApiRequest, services: S) => Promise<ApiResult>;

@@ -18,7 +18,7 @@ export const deadlineReserveMs = 1000;
  * first; 200 reads get an entity tag (or a 304); errors become the contract's error shape; the
  * reserved unit is settled; the common headers are stamped. `services` is resolved at the first request, never at import.
  */
-export function createApiHandler(route: RouteHandler, services: () => ApiServices) {
+export function createApiHandler<S extends ApiServices>(route: RouteHandler<S>, services: () => S) {
   return middy<ApiEvent, ApiResponse, Error, Context>({ timeoutEarlyInMillis: deadlineReserveMs })
     .use(responseHeaders())
     .use(allowanceSettlement(services))

@@ -1,6 +1,4 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
-import { S3BlobStore } from '../adapters/blobs/s3-blob-store';
 import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
 import { createServices, type ApiServices } from './services';
 
@@ -8,7 +6,6 @@ import { createServices, type ApiServices } from './services';
 const lambdaEnvironment = z.object({
   TEMPMAIL_ENV: z.string().check(z.regex(/^[a-z0-9-]{1,16}$/)),
   CURSOR_SECRET: z.string().check(z.minLength(32)),
-  BLOB_BUCKET: z.string().check(z.minLength(3)),
   LOG_LEVEL: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
@@ -25,7 +22,6 @@ export function lambdaServices(): ApiServices {
     tableNames,
     cursorSecret: env.CURSOR_SECRET,
     logLevel: env.LOG_LEVEL,
-    blobs: new S3BlobStore(new S3Client({}), env.BLOB_BUCKET),
   });
   return services;
 }

@@ -71,7 +71,10 @@ export interface ApiServices extends Stores {
   emailTtlSeconds: number;
   /** Message lifetime in seconds: 15 minutes, shortened only by the local override. */
   messageTtlSeconds: number;
-  /** Raw sources, attachments and large bodies. */
+}
+
+/** The services of the functions that read or write blobs: raw sources, attachments, large bodies. */
+export interface BlobServices extends ApiServices {
   blobs: BlobStore;
 }
 
@@ -79,7 +82,6 @@ export interface ServicesConfig extends StoresConfig {
   env: string;
   cursorSecret: string;
   logLevel: LogLevel;
-  blobs: BlobStore;
   emailTtlSeconds?: number;
   messageTtlSeconds?: number;
 }
@@ -105,6 +107,5 @@ export function createServices(
     cursorSecret: config.cursorSecret,
     emailTtlSeconds: config.emailTtlSeconds ?? emailLifetimeSeconds,
     messageTtlSeconds: config.messageTtlSeconds ?? messageLifetimeSeconds,
-    blobs: config.blobs,
   };
 }

@@ -52,7 +52,7 @@ export interface MessageDeps {
  */
 export async function listMessages(
   query: { accountId: string; emailId: string; limit: number; cursor: string | undefined },
-  deps: MessageDeps,
+  deps: Omit<MessageDeps, 'blobs'>,
 ) {
   await getEmail(query.accountId, query.emailId, deps);
   const now = deps.clock.now();

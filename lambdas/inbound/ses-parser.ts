@@ -1,5 +1,5 @@
-import { lambdaServices } from '../api/lambda-services';
-import type { ApiServices } from '../api/services';
+import { lambdaBlobServices } from '../api/lambda-blob-services';
+import type { BlobServices } from '../api/services';
 import { newMailId } from '../core/ids';
 import { ingestMail } from './ingest-mail';
 import { sesMail, sesRawPrefix, type SesReceiptEvent } from './ses-events';
@@ -9,7 +9,7 @@ import { sesMail, sesRawPrefix, type SesReceiptEvent } from './ses-events';
  * id; ingest it like the local SMTP intake does. A thrown error makes Lambda retry, then the
  * dead-letter queue keeps the event.
  */
-export function createSesParser(services: () => ApiServices) {
+export function createSesParser(services: () => BlobServices) {
   return async (event: SesReceiptEvent): Promise<{ messageIds: string[] }> => {
     const mail = sesMail(event);
     return ingestMail(
@@ -24,4 +24,4 @@ export function createSesParser(services: () => ApiServices) {
   };
 }
 
-export const handler = createSesParser(lambdaServices);
+export const handler = createSesParser(lambdaBlobServices);

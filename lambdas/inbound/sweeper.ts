@@ -1,5 +1,5 @@
-import { lambdaServices } from '../api/lambda-services';
+import { lambdaBlobServices } from '../api/lambda-blob-services';
 import { sweepExpired } from './sweep-expired';
 
 /** The scheduled sweeper (every minute in AWS): deletes expired messages and their blobs. */
-export const handler = async () => sweepExpired(lambdaServices());
+export const handler = async () => sweepExpired(lambdaBlobServices());

@@ -1,13 +1,14 @@
 import { buffer } from 'node:stream/consumers';
 import { openAttachment } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
+import type { BlobServices } from '../services';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../lambda-services';
+import { lambdaBlobServices } from '../lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
 
 /** GET /v1/messages/{message_id}/attachments/{attachment_id}: the bytes, always as a download. */
-export const route: RouteHandler = async (request, services) => {
+export const route: RouteHandler<BlobServices> = async (request, services) => {
   parseInput(noQuery, request.query, 'query');
   const { attachment, stream } = await openAttachment(
     request.account.accountId,
@@ -21,4 +22,4 @@ export const route: RouteHandler = async (request, services) => {
   };
 };
 
-export const handler = createApiHandler(route, lambdaServices);
+export const handler = createApiHandler(route, lambdaBlobServices);

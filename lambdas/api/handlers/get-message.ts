@@ -1,15 +1,16 @@
 import { getMessage, toMessageResource } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
+import type { BlobServices } from '../services';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../lambda-services';
+import { lambdaBlobServices } from '../lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
 
 /** GET /v1/messages/{message_id}: the parsed message, HTML sanitized, with attachment metadata. */
-export const route: RouteHandler = async (request, services) => {
+export const route: RouteHandler<BlobServices> = async (request, services) => {
   parseInput(noQuery, request.query, 'query');
   const message = await getMessage(request.account.accountId, pathId(request, 'message_id', 'msg'), services);
   return { status: 200, body: { data: await toMessageResource(message, services.blobs) } };
 };
 
-export const handler = createApiHandler(route, lambdaServices);
+export const handler = createApiHandler(route, lambdaBlobServices);

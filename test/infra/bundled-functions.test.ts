@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { bundleSettings } from '../../lib/bundle-settings';
+import { startTestService, type TestService } from '../support/local-service';
+
+const projectRoot = join(__dirname, '..', '..');
+let service: TestService;
+let outDir: string;
+
+/** Bundles an entry exactly as the stack does. */
+async function bundle(name: string, entry: string): Promise<string> {
+  const outfile = join(outDir, name, 'index.js');
+  await build({
+    entryPoints: [join(projectRoot, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: bundleSettings.target,
+    mainFields: [...bundleSettings.mainFields],
+    minify: bundleSettings.minify,
+    sourcemap: bundleSettings.sourceMap,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+/**
+ * Runs the bundled authorizer, then the bundled route with the authorizer's context, in a fresh
+ * Node process configured as Lambda would be, against the test's dynalite.
+ */
+async function invoke(authorizer: string, route: string, key: string, path: string, resource: string) {
+  const script = `
+    const authorizer = require(${JSON.stringify(authorizer)});
+    const route = require(${JSON.stringify(route)});
+    (async () => {
+      const headers = { Authorization: 'Bearer ${key}' };
+      const requestContext = { requestId: 'bundle-check-0000000001', resourcePath: '${resource}', httpMethod: 'GET' };
+      const auth = await authorizer.handler({ type: 'REQUEST', methodArn: 'arn:aws:execute-api:x', resource: '${resource}',
+        path: '${path}', httpMethod: 'GET', headers, multiValueHeaders: { Authorization: [headers.Authorization] },
+        queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null, requestContext });
+      const context = Object.fromEntries(Object.entries(auth.context).map(([k, v]) => [k, String(v)]));
+      const response = await route.handler({ resource: '${resource}', path: '${path}', httpMethod: 'GET', headers,
+        multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, pathParameters: null,
+        body: null, isBase64Encoded: false, requestContext: { ...requestContext, authorizer: { ...context, principalId: auth.principalId } } },
+        { getRemainingTimeInMillis: () => 10000, awsRequestId: 'x' });
+      process.stdout.write(JSON.stringify(response), () => process.exit(0));
+    })().catch((error) => { console.error(error); process.exit(1); });
+  `;
+  const tables = localTableNames();
+  // Asynchronous: dynalite answers from this very process, so it must not be blocked.
+  const child = spawn(process.execPath, ['-e', script], {
+    env: {
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: service.runtime.dynamodbEndpoint,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      TEMPMAIL_ENV: 'local',
+      CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef',
+      LOG_LEVEL: 'silent',
+      ...Object.fromEntries(tableKeys.map((k) => [tableEnvironmentName(k), tables[k]])),
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  await once(child, 'close');
+  return { stdout, stderr };
+}
+
+beforeAll(async () => {
+  service = await startTestService();
+  outDir = mkdtempSync(join(tmpdir(), 'tempmail-bundles-'));
+}, 60_000);
+afterAll(async () => {
+  await service.close();
+  rmSync(outDir, { recursive: true, force: true });
+});
+
+describe('the bundles that ship', () => {
+  it('authorize and serve a real request against DynamoDB, as Lambda would run them', async () => {
+    const { accountId, apiKey } = await service.account('free');
+    const authorizer = await bundle('authorizer', 'lambdas/api/authorizer.ts');
+    const listDomains = await bundle('listDomains', 'lambdas/api/handlers/list-domains.ts');
+    const run = await invoke(authorizer, listDomains, apiKey, '/v1/domains', '/v1/domains');
+    expect(run.stderr).toBe('');
+    const response = JSON.parse(run.stdout);
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body).data).toEqual([
+      { domain: 'tempmail.localhost', create_enabled: true, receive_enabled: true },
+    ]);
+    expect(response.headers['X-Request-Id']).toBe('req_bundle-check-0000000001');
+    expect(await service.remaining(accountId)).toBe(99);
+  }, 60_000);
+
+  it('refuse an unknown key with 401 from the bundled pipeline', async () => {
+    const authorizer = await bundle('authorizer', 'lambdas/api/authorizer.ts');
+    const usage = await bundle('getUsage', 'lambdas/api/handlers/get-usage.ts');
+    const run = await invoke(authorizer, usage, `tm_local_${'C'.repeat(43)}`, '/v1/usage', '/v1/usage');
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout).statusCode).toBe(401);
+  }, 60_000);
+});
