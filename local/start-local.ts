@@ -13,7 +13,7 @@ import type { Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired } from '../lambdas/inbound/sweep-expired';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
-import type { BlobStore } from '../lambdas/core/ports';
+import type { BlobStore } from '../lambdas/core/mail-ports';
 import type { Logger } from '../lambdas/core/logger';
 import { startApiGateway, type ProxyFunction } from './api-gateway';
 import type { LocalConfig } from './config';

@@ -10,17 +10,8 @@ import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
 import { systemClock, type Clock } from '../core/clock';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
-import type {
-  AccountStore,
-  AddressRegistry,
-  ApiKeyStore,
-  BlobStore,
-  DomainStore,
-  EmailStore,
-  IdempotencyStore,
-  Ledger,
-  MessageStore,
-} from '../core/ports';
+import type { AccountStore, ApiKeyStore, DomainStore, Ledger } from '../core/ports';
+import type { AddressRegistry, BlobStore, EmailStore, IdempotencyStore, MessageStore } from '../core/mail-ports';
 
 /** The storage adapters of one deployment. */
 export interface Stores {

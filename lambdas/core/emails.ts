@@ -5,7 +5,8 @@ import type { Clock } from './clock';
 import { Conflict, NotFound, PolicyViolation, ServiceError, Unavailable } from './errors';
 import { idempotencyLeaseMs, idempotencyLifetimeMs, idempotencyRecordKey, requestHash } from './idempotency';
 import { newId } from './ids';
-import type { AddressRegistry, DomainStore, EmailRecord, EmailStore, IdempotencyRecord, IdempotencyStore } from './ports';
+import type { DomainStore } from './ports';
+import type { AddressRegistry, EmailRecord, EmailStore, IdempotencyRecord, IdempotencyStore } from './mail-ports';
 
 /** The contract's Email resource. */
 export interface EmailResource {

@@ -3,7 +3,7 @@ import type { Clock } from './clock';
 import { getEmail } from './emails';
 import { NotFound } from './errors';
 import { pageAfterPosition } from './pagination';
-import type { AttachmentRecord, BlobStore, EmailStore, MessageRecord, MessageStore, StoredBody } from './ports';
+import type { AttachmentRecord, BlobStore, EmailStore, MessageRecord, MessageStore, StoredBody } from './mail-ports';
 
 /** The contract's Attachment metadata. */
 export interface AttachmentResource {

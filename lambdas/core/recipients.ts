@@ -1,6 +1,7 @@
 import type { Clock } from './clock';
 import { isActive } from './emails';
-import type { AddressRegistry, DomainStore, EmailRecord, EmailStore } from './ports';
+import type { DomainStore } from './ports';
+import type { AddressRegistry, EmailRecord, EmailStore } from './mail-ports';
 
 export interface RecipientDeps {
   registry: AddressRegistry;

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
 import { newId } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/ports';
+import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/mail-ports';
 import { activeRecipients, type RecipientDeps } from '../core/recipients';
 import { parseMail } from './parse-mail';
 import { sanitizeEmailHtml } from './sanitize-email-html';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
 import { newId } from '../core/ids';
-import type { AttachmentRecord, BlobStore } from '../core/ports';
+import type { AttachmentRecord, BlobStore } from '../core/mail-ports';
 
 /** What a received mail holds, with its attachments already stored as blobs. */
 export interface ParsedMail {

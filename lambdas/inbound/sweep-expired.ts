@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import { mailIdTime } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { BlobStore, MessageRecord, MessageStore } from '../core/ports';
+import type { BlobStore, MessageRecord, MessageStore } from '../core/mail-ports';
 
 export interface SweepDeps {
   messages: MessageStore;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BlobStore } from '../../lambdas/core/ports';
+import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { refusalCode, sendMail, sendRaw } from '../support/smtp-client';

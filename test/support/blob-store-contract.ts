@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { BlobRead, BlobStore } from '../../lambdas/core/ports';
+import type { BlobRead, BlobStore } from '../../lambdas/core/mail-ports';
 
 export interface BlobStoreFixture {
   store: BlobStore;

@@ -1,12 +1,4 @@
-import type {
-  Account,
-  AccountStore,
-  Admission,
-  ApiKeyRecord,
-  ApiKeyStore,
-  Ledger,
-  ReserveOutcome,
-} from '../../lambdas/core/ports';
+import type { Account, AccountStore, Admission, ApiKeyRecord, ApiKeyStore, Ledger, ReserveOutcome } from '../../lambdas/core/ports';
 
 /** Port stubs for unit tests of core rules: jest functions, each answering one fixed way. */
 export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {}) {

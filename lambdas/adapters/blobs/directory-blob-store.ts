@@ -4,7 +4,7 @@ import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/p
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobRead, BlobStore } from '../../core/ports';
+import type { BlobRead, BlobStore } from '../../core/mail-ports';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
 /** Ends a blob's file name: `~` never occurs in a key, so a blob never collides with a key's folder. */

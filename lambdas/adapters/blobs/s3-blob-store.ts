@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { Unavailable } from '../../core/errors';
-import type { BlobRead, BlobStore } from '../../core/ports';
+import type { BlobRead, BlobStore } from '../../core/mail-ports';
 import { storageFailure } from '../dynamodb/storage-errors';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 

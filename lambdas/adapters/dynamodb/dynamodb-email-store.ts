@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EmailRecord, EmailStore } from '../../core/ports';
+import type { EmailRecord, EmailStore } from '../../core/mail-ports';
 import { conditionally, guardStorage } from './storage-errors';
 
 interface EmailItem {

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyRecord, IdempotencyStore } from '../../core/ports';
+import type { IdempotencyRecord, IdempotencyStore } from '../../core/mail-ports';
 import { conditionally, guardStorage } from './storage-errors';
 
 interface IdempotencyItem {

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AttachmentRecord, MessagePage, MessageRecord, MessageStore, StoredBody } from '../../core/ports';
+import type { AttachmentRecord, MessagePage, MessageRecord, MessageStore, StoredBody } from '../../core/mail-ports';
 import { guardStorage } from './storage-errors';
 
 interface MessageItem {

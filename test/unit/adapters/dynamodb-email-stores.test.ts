@@ -5,7 +5,7 @@ import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/documen
 import { DynamoDbAddressRegistry } from '../../../lambdas/adapters/dynamodb/dynamodb-address-registry';
 import { DynamoDbEmailStore } from '../../../lambdas/adapters/dynamodb/dynamodb-email-store';
 import { DynamoDbIdempotencyStore } from '../../../lambdas/adapters/dynamodb/dynamodb-idempotency-store';
-import type { IdempotencyRecord } from '../../../lambdas/core/ports';
+import type { IdempotencyRecord } from '../../../lambdas/core/mail-ports';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const client = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });

@@ -1,0 +1,139 @@
+/**
+ * The ports of addresses and mail: reservations, the registry of issued addresses, idempotency
+ * records, messages and blobs. Adapters implement them; the core never imports an adapter.
+ */
+
+/** A reserved receiving address (contract: Email), as stored. */
+export interface EmailRecord {
+  emailId: string;
+  accountId: string;
+  address: string;
+  localPart: string;
+  domain: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface EmailStore {
+  /** Stores a new email; `exists` when an email with this id is already stored. */
+  create(email: EmailRecord): Promise<'created' | 'exists'>;
+  get(emailId: string): Promise<EmailRecord | undefined>;
+}
+
+/** The registry of every address ever issued: its entries are never deleted. */
+export interface AddressRegistry {
+  /** The email an address was issued to, if it ever was. */
+  lookup(address: string): Promise<string | undefined>;
+  /**
+   * Claims an address for an email, once and forever. `claimed` when this call (or an earlier
+   * one for the same email) holds it; otherwise the email id that holds it.
+   */
+  claim(entry: { address: string; emailId: string; accountId: string; claimedAt: string }): Promise<
+    { outcome: 'claimed' } | { outcome: 'taken'; heldBy: string }
+  >;
+}
+
+/** A create in flight or done, under one account's Idempotency-Key. */
+export interface IdempotencyRecord {
+  /** Account, operation and the SHA-256 of the client's key. */
+  recordKey: string;
+  /** SHA-256 of the canonical request: equal hashes are equivalent requests. */
+  requestHash: string;
+  status: 'in_progress' | 'completed';
+  /** The email this request creates: chosen at the first attempt, kept by every retry. */
+  emailId: string;
+  /** The address this request claims, likewise chosen once. */
+  address: string;
+  localPart: string;
+  domain: string;
+  /** Unix milliseconds until which the current attempt owns the record. */
+  leaseUntil: number;
+  /** Who holds the lease: a random token of the attempt. */
+  leaseToken: string;
+  /** Unix milliseconds after which the record is forgotten (24 hours). */
+  expiresAt: number;
+}
+
+export interface IdempotencyStore {
+  /** Stores a new record unless a live one exists; then returns that one instead. */
+  begin(record: IdempotencyRecord, now: number): Promise<{ outcome: 'started' } | { outcome: 'exists'; record: IdempotencyRecord }>;
+  get(recordKey: string): Promise<IdempotencyRecord | undefined>;
+  /** Takes over an in-progress record whose lease has run out; false when someone else holds it. */
+  takeOver(recordKey: string, lease: { until: number; token: string }, now: number): Promise<boolean>;
+  /** Changes the planned address of a record this attempt holds. */
+  replan(recordKey: string, leaseToken: string, plan: { address: string; localPart: string }): Promise<void>;
+  /** Marks the record completed; the email it names is the answer to every replay. */
+  complete(recordKey: string, leaseToken: string): Promise<void>;
+  /** Gives up the lease so that a retry can resume at once (after a failure). */
+  release(recordKey: string, leaseToken: string): Promise<void>;
+  /** Forgets the record, so the key may be tried again (after a refusal that created nothing). */
+  discard(recordKey: string, leaseToken: string): Promise<void>;
+}
+
+/** What a blob read found: the bytes as a stream, or that the caller's copy is current. */
+export type BlobRead =
+  | { notModified: true; etag: string }
+  | { notModified: false; body: import('node:stream').Readable; size: number; etag: string; contentType?: string };
+
+/**
+ * Raw sources, attachments and large bodies: S3 in production, a directory locally. Keys are
+ * generated ids of the form `segment/segment/…` (letters, digits, `_`, `-`, `.` but never `..`),
+ * never filenames. Both implementations pass one shared contract suite.
+ */
+export interface BlobStore {
+  /** Stores a blob from bytes or a stream; resolves once it is durably stored, with its size. */
+  put(key: string, body: Buffer | import('node:stream').Readable, options?: { contentType?: string }): Promise<{ size: number }>;
+  /** Reads a blob; undefined when absent; `notModified` when `ifNoneMatch` names its current ETag. */
+  get(key: string, options?: { ifNoneMatch?: string }): Promise<BlobRead | undefined>;
+  /** Deletes a blob; an absent one is not an error. */
+  delete(key: string): Promise<void>;
+  /** Every key under a prefix, in no particular order. */
+  list(prefix: string): AsyncIterable<string>;
+}
+
+/** Attachment metadata of a message, as stored: the blob key never leaves the service. */
+export interface AttachmentRecord {
+  attachmentId: string;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  blobKey: string;
+}
+
+/** A body part kept inline on the item, or in the blob store when large. */
+export type StoredBody = { inline: string } | { blobKey: string; sizeBytes: number };
+
+/** One received mail as delivered to one of our addresses. */
+export interface MessageRecord {
+  messageId: string;
+  emailId: string;
+  accountId: string;
+  /** The received mail this message came from: its blobs live under `mail/<mailId>/`. */
+  mailId: string;
+  from: string;
+  to: string[];
+  subject: string;
+  receivedAt: string;
+  expiresAt: string;
+  sizeBytes: number;
+  text: StoredBody;
+  html: StoredBody;
+  attachments: AttachmentRecord[];
+  rawKey: string;
+}
+
+export interface MessagePage {
+  items: MessageRecord[];
+  /** Where the next page starts, when there is one. */
+  next?: string;
+}
+
+export interface MessageStore {
+  put(message: MessageRecord): Promise<void>;
+  get(messageId: string): Promise<MessageRecord | undefined>;
+  /** An email's messages received after `receivedAfter`, newest first, from a position. */
+  listByEmail(emailId: string, page: { receivedAfter: string; after?: string; limit: number }): Promise<MessagePage>;
+  /** Messages whose expiry lies between the two moments, through the expiry index (never a scan). */
+  expiring(from: Date, until: Date): Promise<MessageRecord[]>;
+  delete(messageId: string): Promise<void>;
+}
