@@ -6,7 +6,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   RequestAuthorizer,
-  ResponseType,
+  ResponseTransferMode,
   RestApi,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -87,14 +87,20 @@ export class Api extends Construct {
     });
 
     const routeFunctions = new Map<string, ServiceFunction>();
-    for (const route of routes) {
+    for (const route of routes as readonly RouteDefinition[]) {
       const fn = new ServiceFunction(this, `${route.id}Function`, {
         entry: join(apiRoot, 'handlers', `${route.module}.ts`),
         environment: props.environment,
         description: `${route.method} ${route.path}`,
+        // A streamed file of tens of MB takes longer than a JSON answer.
+        ...(route.stream ? { timeout: Duration.minutes(2) } : {}),
       });
       grantRoute(route, fn, props.storage);
-      this.resourceFor(route.path).addMethod(route.method, new LambdaIntegration(fn), { authorizer });
+      const integration = new LambdaIntegration(fn, {
+        // File bodies stream: a buffered Lambda proxy response is capped near 6 MB.
+        ...(route.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(2) } : {}),
+      });
+      this.resourceFor(route.path).addMethod(route.method, integration, { authorizer });
       routeFunctions.set(route.id, fn);
     }
     this.routeFunctions = routeFunctions;

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PassThrough, type Writable } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -11,6 +12,7 @@ import type {
 import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute, type RouteDefinition } from '../lambdas/api/routes';
+import { preludeDelimiter } from './lambda-response-streaming';
 
 /** API Gateway's payload limit: larger bodies never reach a function. */
 export const gatewayMaxBodyBytes = 10 * 1024 * 1024;
@@ -19,13 +21,18 @@ const integrationTimeoutMs = 29_000;
 
 export type AuthorizerFunction = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ProxyFunction = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+/** A response-streaming function, as `awslambda.streamifyResponse` hands it to the runtime. */
+export type StreamingFunction = (event: APIGatewayProxyEvent, responseStream: Writable, context: Context) => Promise<void>;
+
+/** The function behind a route: buffered (the default) or streamed (integration transfer mode STREAM). */
+export type RouteFunction = { mode: 'buffered'; fn: ProxyFunction } | { mode: 'streamed'; fn: StreamingFunction };
 
 export interface ApiGatewayOptions {
   host: string;
   port: number;
   authorizer: AuthorizerFunction;
   /** The function behind each route id of the route table. */
-  functions: ReadonlyMap<string, ProxyFunction>;
+  functions: ReadonlyMap<string, RouteFunction>;
 }
 
 export interface RunningApiGateway {
@@ -87,8 +94,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
     return gatewayError(res, gatewayRequestId, 403, 'forbidden', 'Access denied.');
   }
 
-  const fn = options.functions.get(match.route.id);
-  if (!fn) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'No function for this route.');
+  const target = options.functions.get(match.route.id);
+  if (!target) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'No function for this route.');
   const event: APIGatewayProxyEvent = {
     ...request,
     pathParameters,
@@ -98,13 +105,49 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
     isBase64Encoded: body.length > 0,
     requestContext: { ...requestContext, authorizer: authorizerContext(authorization) },
   };
+  const context = lambdaContext(gatewayRequestId, match.route);
+  if (target.mode === 'streamed') return relayStream(res, gatewayRequestId, (stream) => target.fn(event, stream, context));
   let result: APIGatewayProxyResult;
   try {
-    result = await fn(event, lambdaContext(gatewayRequestId, match.route));
+    result = await target.fn(event, context);
   } catch {
     return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
   }
   writeResult(res, result);
+}
+
+/**
+ * Relays a streamed Lambda response as API Gateway does: reads the JSON prelude up to its eight
+ * NUL bytes, answers with its status and headers, then passes the body on as it comes.
+ */
+async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke: (stream: Writable) => Promise<void>) {
+  const stream = new PassThrough();
+  const invocation = invoke(stream).catch((error: Error) => stream.destroy(error));
+  let prelude: Buffer | undefined = Buffer.alloc(0);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (prelude === undefined) {
+        if (!res.write(chunk)) await once(res, 'drain');
+        continue;
+      }
+      prelude = Buffer.concat([prelude, chunk]);
+      const end = prelude.indexOf(preludeDelimiter);
+      if (end < 0) continue;
+      const metadata = JSON.parse(prelude.subarray(0, end).toString('utf8')) as APIGatewayProxyResult;
+      for (const [name, value] of Object.entries(metadata.headers ?? {})) res.setHeader(name, String(value));
+      res.statusCode = metadata.statusCode;
+      const rest = prelude.subarray(end + preludeDelimiter.length);
+      prelude = undefined;
+      if (rest.length > 0 && !res.write(rest)) await once(res, 'drain');
+    }
+    await invocation;
+  } catch {
+    if (!res.headersSent) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+    res.destroy();
+    return;
+  }
+  if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+  res.end();
 }
 
 /** Headers and query string in both of API Gateway's shapes: last value, and all values. */

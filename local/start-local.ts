@@ -7,7 +7,7 @@ import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions'
 import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
-import { routes } from '../lambdas/api/routes';
+import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { createServices, type BlobServices } from '../lambdas/api/services';
 import type { Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
@@ -15,7 +15,8 @@ import { sweepExpired } from '../lambdas/inbound/sweep-expired';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
 import type { BlobStore } from '../lambdas/core/mail-ports';
 import type { Logger } from '../lambdas/core/logger';
-import { startApiGateway, type ProxyFunction } from './api-gateway';
+import { startApiGateway, type ProxyFunction, type RouteFunction, type StreamingFunction } from './api-gateway';
+import { installLambdaResponseStreaming } from './lambda-response-streaming';
 import type { LocalConfig } from './config';
 import { loadCursorSecret } from './cursor-secret';
 import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
@@ -110,12 +111,17 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 }
 
 /** Each route of the table, wrapped in the same pipeline as its Lambda `handler`. */
-async function loadRouteFunctions(services: BlobServices): Promise<Map<string, ProxyFunction>> {
-  const functions = new Map<string, ProxyFunction>();
-  for (const route of routes) {
-    const module = (await import(`../lambdas/api/handlers/${route.module}`)) as { route?: RouteHandler };
+async function loadRouteFunctions(services: BlobServices): Promise<Map<string, RouteFunction>> {
+  installLambdaResponseStreaming();
+  const functions = new Map<string, RouteFunction>();
+  for (const route of routes as readonly RouteDefinition[]) {
+    const module = (await import(`../lambdas/api/handlers/${route.module}`)) as { route?: RouteHandler<BlobServices> };
     if (typeof module.route !== 'function') throw new Error(`Handler module ${route.module} exports no route`);
-    functions.set(route.id, createApiHandler(module.route, () => services));
+    const handler: unknown = createApiHandler(module.route, () => services, { stream: route.stream });
+    functions.set(
+      route.id,
+      route.stream ? { mode: 'streamed', fn: handler as StreamingFunction } : { mode: 'buffered', fn: handler as ProxyFunction },
+    );
   }
   return functions;
 }

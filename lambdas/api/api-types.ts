@@ -1,10 +1,18 @@
+import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Plan } from '../core/plans';
 import type { ApiServices } from './services';
 
 /** The API Gateway REST proxy event and result every route speaks. */
 export type ApiEvent = APIGatewayProxyEvent;
-export type ApiResponse = APIGatewayProxyResult;
+/** A buffered proxy response, or a streamed one (file bodies: API Gateway response streaming). */
+export type ApiResponse = APIGatewayProxyResult | StreamedResponse;
+
+export interface StreamedResponse {
+  statusCode: number;
+  headers?: APIGatewayProxyResult['headers'];
+  body: Readable;
+}
 
 /** A request as a route sees it: authenticated, normalized, with the contract's request id. */
 export interface ApiRequest {
@@ -29,7 +37,10 @@ export interface ApiResult {
 }
 
 export interface FileBody {
-  bytes: Buffer;
+  stream: Readable;
+  size: number;
+  /** The blob's strong entity tag. */
+  etag: string;
   contentType: string;
   /** The name offered for saving, as the sender gave it: it is made safe for the header. */
   filename: string;

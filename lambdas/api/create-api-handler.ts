@@ -18,8 +18,16 @@ export const deadlineReserveMs = 1000;
  * first; 200 reads get an entity tag (or a 304); errors become the contract's error shape; the
  * reserved unit is settled; the common headers are stamped. `services` is resolved at the first request, never at import.
  */
-export function createApiHandler<S extends ApiServices>(route: RouteHandler<S>, services: () => S) {
-  return middy<ApiEvent, ApiResponse, Error, Context>({ timeoutEarlyInMillis: deadlineReserveMs })
+export function createApiHandler<S extends ApiServices>(
+  route: RouteHandler<S>,
+  services: () => S,
+  options: { stream?: boolean } = {},
+) {
+  // A streamed handler (file bodies) is wrapped by the Lambda runtime's awslambda.streamifyResponse.
+  return middy<ApiEvent, ApiResponse, Error, Context>({
+    timeoutEarlyInMillis: deadlineReserveMs,
+    streamifyResponse: options.stream ?? false,
+  })
     .use(responseHeaders())
     .use(allowanceSettlement(services))
     .use(errorResponse(() => services().logger))

@@ -11,7 +11,8 @@ const asciiNameMax = 100;
 export function fileHeaders(file: FileBody): Record<string, string> {
   return {
     'Content-Type': file.contentType,
-    'Content-Length': String(file.bytes.length),
+    'Content-Length': String(file.size),
+    ETag: file.etag,
     'Content-Disposition': contentDisposition(file.filename),
     'X-Content-Type-Options': 'nosniff',
     'Content-Security-Policy': "default-src 'none'; sandbox",

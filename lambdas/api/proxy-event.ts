@@ -43,12 +43,7 @@ export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiReq
 /** Writes a route's result as the proxy integration's response. */
 export function toProxyResponse(result: ApiResult): ApiResponse {
   if (result.file) {
-    return {
-      statusCode: result.status,
-      headers: { ...fileHeaders(result.file), ...result.headers },
-      body: result.file.bytes.toString('base64'),
-      isBase64Encoded: true,
-    };
+    return { statusCode: result.status, headers: { ...fileHeaders(result.file), ...result.headers }, body: result.file.stream };
   }
   const hasBody = result.body !== undefined;
   return {

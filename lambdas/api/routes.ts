@@ -16,6 +16,8 @@ export interface RouteDefinition {
   readonly module: string;
   /** Whether the authorizer reserves a unit of allowance (contract: Limits, what is charged). */
   readonly charged: boolean;
+  /** File bodies, streamed (API Gateway response streaming): no 6 MB cap on a buffered response. */
+  readonly stream?: boolean;
 }
 
 export const routes = [
@@ -29,6 +31,7 @@ export const routes = [
     path: '/v1/messages/{message_id}/source',
     module: 'get-message-source',
     charged: true,
+    stream: true,
   },
   {
     id: 'getAttachment',
@@ -36,6 +39,7 @@ export const routes = [
     path: '/v1/messages/{message_id}/attachments/{attachment_id}',
     module: 'get-attachment',
     charged: true,
+    stream: true,
   },
   { id: 'listDomains', method: 'GET', path: '/v1/domains', module: 'list-domains', charged: true },
   { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false },

@@ -87,7 +87,7 @@ export async function toMessageResource(message: MessageRecord, blobs: BlobStore
 /** The raw source of a message, byte for byte (contract: GET /v1/messages/{id}/source). */
 export async function openSource(accountId: string, messageId: string, deps: Pick<MessageDeps, 'messages' | 'blobs' | 'clock'>) {
   const message = await getMessage(accountId, messageId, deps);
-  return { message, stream: await openBlob(message.rawKey, deps.blobs) };
+  return { message, blob: await openBlob(message.rawKey, deps.blobs) };
 }
 
 /**
@@ -103,7 +103,7 @@ export async function openAttachment(
   const message = await getMessage(accountId, messageId, deps);
   const attachment = message.attachments.find((candidate) => candidate.attachmentId === attachmentId);
   if (!attachment) throw new NotFound();
-  return { attachment, stream: await openBlob(attachment.blobKey, deps.blobs) };
+  return { attachment, blob: await openBlob(attachment.blobKey, deps.blobs) };
 }
 
 export function isUnexpired(message: Pick<MessageRecord, 'expiresAt'>, now: Date): boolean {
@@ -139,13 +139,20 @@ function toAttachmentResource(message: MessageRecord, attachment: AttachmentReco
 async function readBody(body: StoredBody, blobs: BlobStore): Promise<string> {
   if ('inline' in body) return body.inline;
   const chunks: Buffer[] = [];
-  for await (const chunk of await openBlob(body.blobKey, blobs)) chunks.push(chunk as Buffer);
+  for await (const chunk of (await openBlob(body.blobKey, blobs)).stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** An open blob: its bytes as a stream, its size and its strong entity tag. */
+export interface OpenBlob {
+  stream: Readable;
+  size: number;
+  etag: string;
+}
+
 /** A blob a live message refers to; its absence means the message is being swept: 404. */
-async function openBlob(key: string, blobs: BlobStore): Promise<Readable> {
+async function openBlob(key: string, blobs: BlobStore): Promise<OpenBlob> {
   const read = await blobs.get(key);
   if (!read || read.notModified) throw new NotFound();
-  return read.body;
+  return { stream: read.body, size: read.size, etag: read.etag };
 }

@@ -91,6 +91,17 @@ describe('the API', () => {
     });
   });
 
+  it('streams the file routes (no 6 MB cap on a buffered response) and buffers the rest', () => {
+    const methods = resources('AWS::ApiGateway::Method');
+    const streamed = methods.filter((method) => method.Properties.Integration.ResponseTransferMode === 'STREAM');
+    expect(streamed).toHaveLength(routes.filter((route) => 'stream' in route && route.stream).length);
+    expect(streamed).toHaveLength(2);
+    for (const method of streamed) {
+      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain('/response-streaming-invocations');
+      expect(method.Properties.Integration.TimeoutInMillis).toBe(120_000);
+    }
+  });
+
   it("answers the gateway's own failures in the contract's error shape", () => {
     const responses = resources('AWS::ApiGateway::GatewayResponse');
     const byType = new Map(responses.map((response) => [response.Properties.ResponseType, response.Properties]));

@@ -1,25 +1,22 @@
-import { buffer } from 'node:stream/consumers';
 import { openAttachment } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
-import type { BlobServices } from '../services';
 import { createApiHandler } from '../create-api-handler';
+import { fileResult } from '../file-result';
 import { lambdaBlobServices } from '../lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
+import type { BlobServices } from '../services';
 
 /** GET /v1/messages/{message_id}/attachments/{attachment_id}: the bytes, always as a download. */
 export const route: RouteHandler<BlobServices> = async (request, services) => {
   parseInput(noQuery, request.query, 'query');
-  const { attachment, stream } = await openAttachment(
+  const { attachment, blob } = await openAttachment(
     request.account.accountId,
     pathId(request, 'message_id', 'msg'),
     pathId(request, 'attachment_id', 'att'),
     services,
   );
-  return {
-    status: 200,
-    file: { bytes: await buffer(stream), contentType: 'application/octet-stream', filename: attachment.filename },
-  };
+  return fileResult(request, blob, { contentType: 'application/octet-stream', filename: attachment.filename });
 };
 
-export const handler = createApiHandler(route, lambdaBlobServices);
+export const handler = createApiHandler(route, lambdaBlobServices, { stream: true });

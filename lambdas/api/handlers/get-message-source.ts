@@ -1,18 +1,18 @@
-import { buffer } from 'node:stream/consumers';
 import { openSource } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
-import type { BlobServices } from '../services';
 import { createApiHandler } from '../create-api-handler';
+import { fileResult } from '../file-result';
 import { lambdaBlobServices } from '../lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
+import type { BlobServices } from '../services';
 
 /** GET /v1/messages/{message_id}/source: the raw message, byte for byte, as a download. */
 export const route: RouteHandler<BlobServices> = async (request, services) => {
   parseInput(noQuery, request.query, 'query');
   const messageId = pathId(request, 'message_id', 'msg');
-  const { stream } = await openSource(request.account.accountId, messageId, services);
-  return { status: 200, file: { bytes: await buffer(stream), contentType: 'message/rfc822', filename: `${messageId}.eml` } };
+  const { blob } = await openSource(request.account.accountId, messageId, services);
+  return fileResult(request, blob, { contentType: 'message/rfc822', filename: `${messageId}.eml` });
 };
 
-export const handler = createApiHandler(route, lambdaBlobServices);
+export const handler = createApiHandler(route, lambdaBlobServices, { stream: true });

@@ -23,7 +23,9 @@ export function entityTag(): MiddlewareObj<ApiEvent, ApiResponse> {
   return {
     after: (request) => {
       const response = request.response;
+      // Streamed files carry their blob's own tag; only buffered JSON bodies are hashed here.
       if (request.event.httpMethod !== 'GET' || !response || response.statusCode !== 200) return;
+      if (typeof response.body !== 'string') return;
       const tag = entityTagOf(response.body);
       const ifNoneMatch = Object.entries(request.event.headers ?? {}).find(
         ([name]) => name.toLowerCase() === 'if-none-match',

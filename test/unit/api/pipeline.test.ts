@@ -22,7 +22,7 @@ describe('the shared pipeline', () => {
     const { handler, ports } = setup(async () => ({ status: 200, body: { data: { a: 1 } } }));
     const response = await handler(proxyEvent(route, allowContext()), lambdaContext());
     expect(response.statusCode).toBe(200);
-    expect(JSON.parse(response.body)).toEqual({ data: { a: 1 } });
+    expect(JSON.parse(String(response.body))).toEqual({ data: { a: 1 } });
     expect(response.headers).toMatchObject({
       'Content-Type': 'application/json',
       'Cache-Control': 'private, no-store',
@@ -65,7 +65,7 @@ describe('the shared pipeline', () => {
     });
     const response = await handler(proxyEvent(route, allowContext()), lambdaContext());
     expect(response.statusCode).toBe(status);
-    const body = JSON.parse(response.body);
+    const body = JSON.parse(String(response.body));
     expect(body.error.code).toBe(code);
     expect(body.error.request_id).toBe('req_c0ffee00-0000-4000-8000-000000000001');
     expect(Object.keys(body)).toEqual(['error']);
@@ -78,7 +78,7 @@ describe('the shared pipeline', () => {
       throw new InvalidRequest('bad', [{ field: 'cursor', reason: 'invalid' }]);
     });
     const response = await bad.handler(proxyEvent(route, allowContext()), lambdaContext());
-    expect(JSON.parse(response.body).error.details).toEqual([{ field: 'cursor', reason: 'invalid' }]);
+    expect(JSON.parse(String(response.body)).error.details).toEqual([{ field: 'cursor', reason: 'invalid' }]);
     const down = setup(async () => {
       throw new Unavailable(3);
     });
@@ -140,7 +140,7 @@ describe('the shared pipeline', () => {
       lambdaContext(),
     );
     expect(response.statusCode).toBe(400);
-    expect(JSON.parse(response.body).error.details).toEqual([{ field: 'limit', reason: 'must be given at most once' }]);
+    expect(JSON.parse(String(response.body)).error.details).toEqual([{ field: 'limit', reason: 'must be given at most once' }]);
     expect(business).not.toHaveBeenCalled();
   });
 });

@@ -33,7 +33,7 @@ describe('every route refuses what the authorizer refused, before its own code r
 
       expect(business).not.toHaveBeenCalled();
       expect(response.statusCode).toBe(status);
-      expect(JSON.parse(response.body)).toEqual({
+      expect(JSON.parse(String(response.body))).toEqual({
         error: { code, message: expect.any(String), request_id: 'req_c0ffee00-0000-4000-8000-000000000001' },
       });
       expect(response.headers).toMatchObject({
