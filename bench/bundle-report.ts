@@ -105,9 +105,17 @@ const importModes = { plain: [], deployed: ['--enable-source-maps'] } satisfies 
 type ImportMode = keyof typeof importModes;
 type Medians = Map<string, Record<ImportMode, number>>;
 
+/**
+ * What the Lambda runtime provides before it loads a handler: the `awslambda` global that
+ * response-streaming handlers (the file routes) wrap themselves with at import.
+ */
+const lambdaRuntimeGlobal =
+  'globalThis.awslambda = { streamifyResponse: (handler) => handler, HttpResponseStream: { from: (stream) => stream } };';
+
 /** One cold import in a fresh process: milliseconds between just before and just after `require`. */
 function importOnce(outfile: string, mode: ImportMode): number {
   const script =
+    lambdaRuntimeGlobal +
     `const t0 = process.hrtime.bigint(); require(${JSON.stringify(outfile)});` +
     `process.stdout.write(String(process.hrtime.bigint() - t0));`;
   const env = { ...process.env };
