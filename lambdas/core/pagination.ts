@@ -27,18 +27,14 @@ export interface PageRequest {
  * `limit` of them, and a signed cursor for the rest (contract: Pagination 1–4).
  */
 export function pageAfter<T>(sorted: readonly T[], keyOf: (item: T) => string, request: PageRequest): Page<T> {
-  const { context, cursor, cursorSecret, clock } = request;
-  const after = cursor === undefined ? undefined : readCursor(cursorSecret, cursor, context, clock.now());
+  const { context, cursor } = request;
+  const after = positionOf(cursor, context, request);
   const start = after === undefined ? 0 : sorted.findIndex((item) => keyOf(item) > after);
   const rest = start < 0 ? [] : sorted.slice(start);
   const items = rest.slice(0, context.limit);
-  const hasMore = rest.length > items.length;
   const last = items[items.length - 1];
-  if (!hasMore || !last) return { items, pagination: { has_more: false } };
-  return {
-    items,
-    pagination: { has_more: true, next_cursor: signCursor(cursorSecret, context, keyOf(last), clock.now()) },
-  };
+  const next = rest.length > items.length && last ? keyOf(last) : undefined;
+  return pageOf(items, next, context, request);
 }
 
 /**
@@ -51,11 +47,22 @@ export async function pageAfterPosition<T>(
   deps: { cursorSecret: string; clock: Clock },
   fetch: (after: string | undefined) => Promise<{ items: T[]; next?: string }>,
 ): Promise<Page<T>> {
-  const after = cursor === undefined ? undefined : readCursor(deps.cursorSecret, cursor, context, deps.clock.now());
-  const page = await fetch(after);
-  if (page.next === undefined) return { items: page.items, pagination: { has_more: false } };
-  return {
-    items: page.items,
-    pagination: { has_more: true, next_cursor: signCursor(deps.cursorSecret, context, page.next, deps.clock.now()) },
-  };
+  const page = await fetch(positionOf(cursor, context, deps));
+  return pageOf(page.items, page.next, context, deps);
+}
+
+/** The position a cursor holds, or 400 on field `cursor`; undefined for the first page. */
+function positionOf(cursor: string | undefined, context: CursorContext, deps: { cursorSecret: string; clock: Clock }) {
+  return cursor === undefined ? undefined : readCursor(deps.cursorSecret, cursor, context, deps.clock.now());
+}
+
+/** A page with its pagination object: a signed cursor only when there is a next position. */
+function pageOf<T>(
+  items: T[],
+  next: string | undefined,
+  context: CursorContext,
+  deps: { cursorSecret: string; clock: Clock },
+): Page<T> {
+  if (next === undefined) return { items, pagination: { has_more: false } };
+  return { items, pagination: { has_more: true, next_cursor: signCursor(deps.cursorSecret, context, next, deps.clock.now()) } };
 }
