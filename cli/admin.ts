@@ -6,7 +6,7 @@ import { addDomain, registeredDomains } from '../lambdas/core/domains';
 import { ServiceError } from '../lambdas/core/errors';
 import { isPlan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
-import type { Stores } from '../lambdas/api/services';
+import type { Stores } from '../lambdas/composition/services';
 import { connect } from './connect';
 
 const usage = `Usage: admin <command>

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { localTableNames, tableKeys, tableNamesFrom, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
-import { createStores, type Stores } from '../lambdas/api/services';
+import { createStores, type Stores } from '../lambdas/composition/services';
 import { ensureTables, startLocalDynamoDb } from '../local/local-dynamodb';
 import { runningEndpoint } from '../local/endpoint-file';
 

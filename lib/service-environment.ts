@@ -2,7 +2,7 @@ import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/ta
 import type { Storage } from './storage';
 
 /**
- * The environment every function reads at cold start (lambdas/api/lambda-services.ts): the stage
+ * The environment every function reads at cold start (lambdas/composition/lambda-services.ts): the stage
  * keys are bound to, each table's name, the blob bucket and the cursor secret.
  */
 export function serviceEnvironment(props: { storage: Storage; stage: string; cursorSecret: string }): Record<string, string> {

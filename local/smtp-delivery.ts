@@ -1,6 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobServices } from '../lambdas/api/services';
+import type { BlobServices } from '../lambdas/composition/services';
 import { newMailId } from '../lambdas/core/ids';
 import { activeRecipient } from '../lambdas/core/recipients';
 import { ingestMail } from '../lambdas/inbound/ingest-mail';

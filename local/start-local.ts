@@ -8,7 +8,7 @@ import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
-import { createServices, type BlobServices } from '../lambdas/api/services';
+import { createServices, type BlobServices } from '../lambdas/composition/services';
 import type { Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired } from '../lambdas/inbound/sweep-expired';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Plan } from '../core/plans';
-import type { ApiServices } from './services';
+import type { ApiServices } from '../composition/services';
 
 /** The API Gateway REST proxy event and result every route speaks. */
 export type ApiEvent = APIGatewayProxyEvent;

@@ -2,9 +2,9 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { authorize, type Credentials } from '../core/authorize';
 import { Unavailable } from '../core/errors';
 import { encodeDecision } from './authorizer-context';
-import { lambdaServices } from './lambda-services';
+import { lambdaServices } from '../composition/lambda-services';
 import { routeForResource } from './routes';
-import type { ApiServices } from './services';
+import type { ApiServices } from '../composition/services';
 
 /**
  * The REQUEST authorizer (DESIGN: request flow 1 and 4). It always allows the call through to

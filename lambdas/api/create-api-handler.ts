@@ -8,7 +8,7 @@ import { entityTag } from './middlewares/entity-tag';
 import { errorResponse } from './middlewares/error-response';
 import { responseHeaders } from './middlewares/response-headers';
 import { toApiRequest, toProxyResponse } from './proxy-event';
-import type { ApiServices } from './services';
+import type { ApiServices } from '../composition/services';
 
 /** The handler gives up this long before Lambda's own time-out, so that the refund still runs. */
 export const deadlineReserveMs = 1000;

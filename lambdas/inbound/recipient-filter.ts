@@ -1,5 +1,5 @@
-import { lambdaServices } from '../api/lambda-services';
-import type { ApiServices } from '../api/services';
+import { lambdaServices } from '../composition/lambda-services';
+import type { ApiServices } from '../composition/services';
 import { activeRecipients } from '../core/recipients';
 import { sesMail, type SesReceiptEvent } from './ses-events';
 

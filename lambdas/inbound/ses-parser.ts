@@ -1,5 +1,5 @@
-import { lambdaBlobServices } from '../api/lambda-blob-services';
-import type { BlobServices } from '../api/services';
+import { lambdaBlobServices } from '../composition/lambda-blob-services';
+import type { BlobServices } from '../composition/services';
 import { newMailId } from '../core/ids';
 import { ingestMail } from './ingest-mail';
 import { sesMail, sesRawPrefix, type SesReceiptEvent } from './ses-events';

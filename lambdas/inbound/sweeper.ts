@@ -1,4 +1,4 @@
-import { lambdaBlobServices } from '../api/lambda-blob-services';
+import { lambdaBlobServices } from '../composition/lambda-blob-services';
 import { sweepExpired } from './sweep-expired';
 
 /** The scheduled sweeper (every minute in AWS): deletes expired messages and their blobs. */

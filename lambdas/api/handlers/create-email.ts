@@ -6,7 +6,7 @@ import { parseIdempotencyKey } from '../../core/idempotency';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
 import { parseJsonBody } from '../json-body';
-import { lambdaServices } from '../lambda-services';
+import { lambdaServices } from '../../composition/lambda-services';
 import { noQuery, parseInput } from '../query';
 
 /** Bodies larger than this are 413 `payload_too_large`, uncharged (DESIGN: gaps). */

@@ -2,10 +2,10 @@ import { openAttachment } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
 import { fileResult } from '../file-result';
-import { lambdaBlobServices } from '../lambda-blob-services';
+import { lambdaBlobServices } from '../../composition/lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
-import type { BlobServices } from '../services';
+import type { BlobServices } from '../../composition/services';
 
 /** GET /v1/messages/{message_id}/attachments/{attachment_id}: the bytes, always as a download. */
 export const route: RouteHandler<BlobServices> = async (request, services) => {

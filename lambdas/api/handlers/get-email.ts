@@ -1,7 +1,7 @@
 import { getEmail, toEmailResource } from '../../core/emails';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../lambda-services';
+import { lambdaServices } from '../../composition/lambda-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
 

@@ -1,8 +1,8 @@
 import { getMessage, toMessageResource } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
-import type { BlobServices } from '../services';
+import type { BlobServices } from '../../composition/services';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaBlobServices } from '../lambda-blob-services';
+import { lambdaBlobServices } from '../../composition/lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
 

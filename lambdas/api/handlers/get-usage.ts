@@ -1,7 +1,7 @@
 import { readUsage } from '../../core/usage';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../lambda-services';
+import { lambdaServices } from '../../composition/lambda-services';
 import { noQuery, parseInput } from '../query';
 
 /** GET /v1/usage: the account's usage record, the authority on its allowance. Never charged. */

@@ -1,7 +1,7 @@
 import { listDomains } from '../../core/domains';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../lambda-services';
+import { lambdaServices } from '../../composition/lambda-services';
 import { parseListQuery } from '../query';
 
 /** GET /v1/domains: the domains available to the account, paginated with signed cursors. */

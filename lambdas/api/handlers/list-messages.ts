@@ -1,7 +1,7 @@
 import { listMessages } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../lambda-services';
+import { lambdaServices } from '../../composition/lambda-services';
 import { pathId } from '../path-id';
 import { parseListQuery } from '../query';
 

@@ -1,6 +1,6 @@
 import type { ApiResult } from '../../../lambdas/api/api-types';
 import { createApiHandler } from '../../../lambdas/api/create-api-handler';
-import type { ApiServices } from '../../../lambdas/api/services';
+import type { ApiServices } from '../../../lambdas/composition/services';
 import { Conflict, InvalidRequest, NotFound, PayloadTooLarge, PolicyViolation, Unavailable } from '../../../lambdas/core/errors';
 import { accountFixture, stubPorts } from '../../support/port-stubs';
 import { memoryLogger } from '../../support/memory-logger';

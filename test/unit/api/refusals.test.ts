@@ -1,6 +1,6 @@
 import { createApiHandler } from '../../../lambdas/api/create-api-handler';
 import { routes } from '../../../lambdas/api/routes';
-import type { ApiServices } from '../../../lambdas/api/services';
+import type { ApiServices } from '../../../lambdas/composition/services';
 import { memoryLogger } from '../../support/memory-logger';
 import { allowContext, lambdaContext, proxyEvent } from '../../support/proxy-events';
 

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { localTableNames } from '../../../lambdas/adapters/dynamodb/table-definitions';
-import { createStores } from '../../../lambdas/api/services';
+import { createStores } from '../../../lambdas/composition/services';
 import { createEmail } from '../../../lambdas/core/emails';
 import { Unavailable } from '../../../lambdas/core/errors';
 import { TestClock } from '../../support/test-clock';
