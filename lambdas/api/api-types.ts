@@ -21,8 +21,10 @@ export interface ApiRequest {
   pathParameters: Readonly<Record<string, string>>;
   /** Single-valued query parameters; a repeated parameter is rejected before the route runs. */
   query: Readonly<Record<string, string>>;
-  /** Header names in lower case. */
+  /** Header names in lower case; the last value of a repeated header. */
   headers: Readonly<Record<string, string>>;
+  /** Every value of each header, names in lower case: a header with one meaning reads it (`singleHeader`). */
+  headerValues: Readonly<Record<string, readonly string[]>>;
   /** The body, decoded when the gateway delivered it base64-encoded. */
   body: string | undefined;
 }

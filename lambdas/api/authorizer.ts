@@ -3,6 +3,7 @@ import { authorize, type Credentials } from '../core/authorize';
 import { Unavailable } from '../core/errors';
 import { encodeDecision } from './authorizer-context';
 import { lambdaServices } from '../composition/lambda-services';
+import { allHeaderValues } from './proxy-event';
 import { routeForResource } from './routes';
 import type { ApiServices } from '../composition/services';
 
@@ -37,10 +38,7 @@ export function createAuthorizer(services: () => ApiServices) {
 
 /** The credentials of a request: every `Authorization` value, whatever its case, and the query. */
 export function credentialsOf(event: APIGatewayRequestAuthorizerEvent): Credentials {
-  const headers = event.multiValueHeaders ?? mapValues(event.headers ?? {});
-  const authorization = Object.entries(headers)
-    .filter(([name]) => name.toLowerCase() === 'authorization')
-    .flatMap(([, values]) => values ?? []);
+  const authorization = allHeaderValues(event)['authorization'] ?? [];
   const query = event.multiValueQueryStringParameters ?? mapValues(event.queryStringParameters ?? {});
   return { authorization, query };
 }

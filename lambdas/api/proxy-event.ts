@@ -24,6 +24,7 @@ export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiReq
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined) headers[name.toLowerCase()] = value;
   }
+  const headerValues = allHeaderValues(event);
   const body =
     event.body === null || event.body === undefined
       ? undefined
@@ -36,8 +37,43 @@ export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiReq
     pathParameters: { ...(event.pathParameters ?? {}) } as Record<string, string>,
     query,
     headers,
+    headerValues,
     body,
   };
+}
+
+/** The headers that may appear with one value or several, as both shapes of a gateway event hold them. */
+export interface HeaderShapes {
+  headers?: Record<string, string | undefined> | null;
+  multiValueHeaders?: Record<string, string[] | undefined> | null;
+}
+
+/**
+ * Every value of every header, names in lower case. API Gateway's `headers` keeps only the last
+ * value of a repeated header; `multiValueHeaders` keeps them all, so it is the one read, and
+ * names that differ only in case are one header. An event without it (a hand-built one) falls
+ * back to `headers`.
+ */
+export function allHeaderValues(event: HeaderShapes): Record<string, string[]> {
+  const values: Record<string, string[]> = {};
+  const multi = event.multiValueHeaders ?? {};
+  for (const [name, list] of Object.entries(multi)) (values[name.toLowerCase()] ??= []).push(...(list ?? []));
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined && !(name.toLowerCase() in values)) values[name.toLowerCase()] = [value];
+  }
+  return values;
+}
+
+/**
+ * The one value of a header that has a single meaning, or undefined when absent. Given more than
+ * once it is a 400 on that header, as a repeated query parameter is.
+ */
+export function singleHeader(request: Pick<ApiRequest, 'headerValues'>, name: string): string | undefined {
+  const values = request.headerValues[name.toLowerCase()] ?? [];
+  if (values.length > 1) {
+    throw new InvalidRequest(`The ${name} header is given more than once.`, [{ field: name, reason: 'must be given at most once' }]);
+  }
+  return values[0];
 }
 
 /** Writes a route's result as the proxy integration's response. */

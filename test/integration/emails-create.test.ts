@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 
@@ -220,6 +221,23 @@ describe('POST /v1/emails idempotency', () => {
     await expectError(response, 400, 'invalid_request', 'Idempotency-Key');
   });
 
+  it.each([
+    ['twice under one name', ['Idempotency-Key', 'repeated-key-000001', 'Idempotency-Key', 'repeated-key-000002']],
+    ['twice with the same value', ['Idempotency-Key', 'repeated-key-000003', 'Idempotency-Key', 'repeated-key-000003']],
+    ['under two spellings of its name', ['Idempotency-Key', 'repeated-key-000004', 'idempotency-key', 'repeated-key-000005']],
+  ])('refuses an Idempotency-Key given %s with 400 on that header, creating nothing', async (_name, idempotencyHeaders) => {
+    const { accountId, apiKey } = await service.account();
+    const response = await postWithHeaders(['Authorization', `Bearer ${apiKey}`, 'Content-Type', 'application/json', ...idempotencyHeaders]);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_request');
+    expect(response.body.error.details).toEqual([{ field: 'Idempotency-Key', reason: 'must be given at most once' }]);
+    for (const key of ['repeated-key-000001', 'repeated-key-000002', 'repeated-key-000005']) {
+      const single = await service.createEmail(apiKey, {}, key);
+      expect(single.headers.get('idempotency-replayed')).toBe('false');
+    }
+    expect(await service.remaining(accountId)).toBe(96);
+  });
+
   it('accepts keys of exactly 16 and 255 printable characters', async () => {
     const { apiKey } = await service.account();
     expect((await service.createEmail(apiKey, {}, '!'.repeat(16))).status).toBe(201);
@@ -231,3 +249,22 @@ describe('POST /v1/emails idempotency', () => {
     await expectError(await service.createEmail(apiKey, {}, apiKey), 400, 'invalid_request', 'Idempotency-Key');
   });
 });
+
+/**
+ * POST /v1/emails with header lines sent exactly as listed (name, value, name, value…): a repeated
+ * name goes out as repeated lines, and names differing only in case stay apart (fetch would join
+ * or merge them).
+ */
+function postWithHeaders(headerLines: string[]): Promise<{ status: number; body: any }> {
+  const url = new URL('/v1/emails', service.runtime.apiUrl);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', headers: ['Host', url.host, ...headerLines] }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end('{}');
+  });
+}

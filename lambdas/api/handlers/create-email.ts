@@ -7,6 +7,7 @@ import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
 import { parseJsonBody } from '../json-body';
 import { lambdaServices } from '../../composition/lambda-services';
+import { singleHeader } from '../proxy-event';
 import { noQuery, parseInput } from '../query';
 
 /** Bodies larger than this are 413 `payload_too_large`, uncharged (DESIGN: gaps). */
@@ -31,7 +32,7 @@ const createEmailBody = z.strictObject({
 export const route: RouteHandler = async (request, services) => {
   parseInput(noQuery, request.query, 'query');
   const body = parseJsonBody(request, createEmailBody, createBodyMaxBytes);
-  const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+  const idempotencyKey = parseIdempotencyKey(singleHeader(request, 'Idempotency-Key'));
   const domain = body.domain === undefined ? undefined : normalizeDomain(body.domain);
   const { email, replayed } = await createEmail(
     { accountId: request.account.accountId, idempotencyKey, localPart: body.local_part, domain },
