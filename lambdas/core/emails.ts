@@ -3,7 +3,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { assertLocalPartAllowed, composeAddress, randomLocalPart } from './addresses';
 import type { Clock } from './clock';
 import { Conflict, NotFound, PolicyViolation, ServiceError, Unavailable } from './errors';
-import { idempotencyLeaseMs, idempotencyLifetimeMs, idempotencyRecordKey, requestHash } from './idempotency';
+import {
+  idempotencyLeaseMs,
+  idempotencyLifetimeMs,
+  idempotencyRecordKey,
+  isRecordedRefusal,
+  refusalError,
+  requestHash,
+  toRefusal,
+} from './idempotency';
 import { newId } from './ids';
 import type { DomainStore } from './ports';
 import type { AddressRegistry, EmailRecord, EmailStore, IdempotencyRecord, IdempotencyStore } from './mail-ports';
@@ -48,15 +56,17 @@ const chosenAddressAttempts = 3;
  * Reserves a new address for 30 days (contract: POST /v1/emails). The same Idempotency-Key with
  * an equivalent request replays the original email; with another request it is 409. Every step
  * is a single-item conditional write, ordered so that a crash at any point is safe to retry with
- * the same key: the email id and address are planned once, in the idempotency record.
+ * the same key: the email id and address are planned once, in the idempotency record. A create
+ * refused after its record was written (409, 422) keeps its refusal there, so every duplicate of
+ * it is answered the same, charged like the first.
  */
 export async function createEmail(
   request: CreateEmailRequest,
   deps: EmailDeps,
 ): Promise<{ email: EmailRecord; replayed: boolean }> {
   const now = deps.clock.now().getTime();
-  const recordKey = idempotencyRecordKey(request.accountId, 'createEmail', request.idempotencyKey);
-  const hash = requestHash({ local_part: request.localPart, domain: request.domain });
+  const recordKey = createRecordKey(request);
+  const hash = createRequestHash(request);
   const lease = { token: randomUUID(), until: now + idempotencyLeaseMs };
   if (request.localPart !== undefined) assertLocalPartAllowed(request.localPart);
   const domain = request.domain ?? (await defaultDomain(deps.domains));
@@ -77,8 +87,9 @@ export async function createEmail(
   const begun = await deps.idempotency.begin(planned, now);
   let record = planned;
   if (begun.outcome === 'exists') {
-    const settled = await awaitExisting(begun.record, hash, lease, deps);
+    const settled = await awaitExisting(begun.record, hash, deps, lease);
     if ('replay' in settled) return { email: settled.replay, replayed: true };
+    if ('refused' in settled) throw settled.refused;
     record = settled.resume;
   }
 
@@ -90,6 +101,19 @@ export async function createEmail(
     await giveBack(recordKey, lease.token, error, deps);
     throw error;
   }
+}
+
+/**
+ * The original email of an exact replay, found without creating or charging anything (contract:
+ * idempotency rule 2, an exact replay is not charged). Waits like a duplicate while the first
+ * attempt is in flight. Undefined when the answer would be charged: no record, another request
+ * under the key, a recorded refusal, or an attempt that died and would have to be resumed.
+ */
+export async function findReplay(request: CreateEmailRequest, deps: EmailDeps): Promise<EmailRecord | undefined> {
+  const existing = await deps.idempotency.get(createRecordKey(request));
+  if (!existing || existing.expiresAt <= deps.clock.now().getTime()) return undefined;
+  const settled = await awaitExisting(existing, createRequestHash(request), deps);
+  return 'replay' in settled ? settled.replay : undefined;
 }
 
 /** Reads an email the account owns and that has not expired (contract: GET /v1/emails/{id}). */
@@ -125,22 +149,37 @@ async function defaultDomain(domains: DomainStore): Promise<string> {
   return first;
 }
 
+type Settled = { replay: EmailRecord } | { refused: ServiceError } | { resume: IdempotencyRecord } | { abandoned: true };
+
 /**
  * What to do about a record another attempt made: replay it when completed, refuse it for
- * another request, take it over when its attempt died, or wait while it is in flight.
+ * another request or as it was refused, take it over when its attempt died (given a lease of our
+ * own; without one it is `abandoned`), or wait while it is in flight. Still in flight at the end
+ * of the wait: 503, with `Retry-After` at the end of the other attempt's lease.
  */
 async function awaitExisting(
   existing: IdempotencyRecord,
   hash: string,
-  lease: { token: string; until: number },
   deps: EmailDeps,
-): Promise<{ replay: EmailRecord } | { resume: IdempotencyRecord }> {
+  lease: { token: string; until: number },
+): Promise<Exclude<Settled, { abandoned: true }>>;
+async function awaitExisting(existing: IdempotencyRecord, hash: string, deps: EmailDeps): Promise<Settled>;
+async function awaitExisting(
+  existing: IdempotencyRecord,
+  hash: string,
+  deps: EmailDeps,
+  lease?: { token: string; until: number },
+): Promise<Settled> {
   const deadline = Date.now() + (deps.concurrentWaitMs ?? 3000);
   let record: IdempotencyRecord | undefined = existing;
   for (;;) {
     if (!record) throw new Unavailable(1);
     if (record.requestHash !== hash) {
-      throw new Conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request.');
+      return { refused: new Conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request.') };
+    }
+    if (record.status === 'refused') {
+      if (!record.refusal) throw new Error(`refused idempotency record without its refusal ${record.recordKey}`);
+      return { refused: refusalError(record.refusal) };
     }
     if (record.status === 'completed') {
       const email = await deps.emails.get(record.emailId);
@@ -148,13 +187,31 @@ async function awaitExisting(
       return { replay: email };
     }
     const now = deps.clock.now().getTime();
-    if (record.leaseUntil <= now && (await deps.idempotency.takeOver(record.recordKey, lease, now))) {
-      return { resume: { ...record, leaseToken: lease.token, leaseUntil: lease.until } };
+    if (record.leaseUntil <= now) {
+      if (!lease) return { abandoned: true };
+      if (await deps.idempotency.takeOver(record.recordKey, lease, now)) {
+        return { resume: { ...record, leaseToken: lease.token, leaseUntil: lease.until } };
+      }
     }
-    if (Date.now() >= deadline) throw new Unavailable(1);
+    if (Date.now() >= deadline) throw new Unavailable(secondsUntil(record.leaseUntil, now));
     await delay(pollIntervalMs);
     record = await deps.idempotency.get(record.recordKey);
   }
+}
+
+/** Whole seconds from `now` until `until`, at least 1 (contract: `Retry-After`). */
+function secondsUntil(until: number, now: number): number {
+  return Math.max(1, Math.ceil((until - now) / 1000));
+}
+
+/** Where the record of a create lives: the account, the operation and the client's key. */
+function createRecordKey(request: CreateEmailRequest): string {
+  return idempotencyRecordKey(request.accountId, 'createEmail', request.idempotencyKey);
+}
+
+/** Equivalent creates hash alike: the normalized local part and domain, as the client gave them. */
+function createRequestHash(request: CreateEmailRequest): string {
+  return requestHash({ local_part: request.localPart, domain: request.domain });
 }
 
 /** The writes of a create, each safe to repeat: claim the address, then store the email. */
@@ -209,13 +266,13 @@ async function assertDomainOpen(name: string, domains: DomainStore): Promise<voi
 }
 
 /**
- * After a failed attempt: a refusal that created nothing forgets the record, so the key can be
- * used again; any other failure only gives up the lease, so a retry resumes the same plan at once.
+ * After a failed attempt: a refusal is kept as the answer to every duplicate of the request (it
+ * created nothing, so another request may still take the key); any other failure only gives up
+ * the lease, so a retry resumes the same plan at once.
  */
 async function giveBack(recordKey: string, leaseToken: string, error: unknown, deps: EmailDeps): Promise<void> {
-  const refusal = error instanceof ServiceError && !(error instanceof Unavailable);
   try {
-    if (refusal) await deps.idempotency.discard(recordKey, leaseToken);
+    if (isRecordedRefusal(error)) await deps.idempotency.refuse(recordKey, leaseToken, toRefusal(error));
     else await deps.idempotency.release(recordKey, leaseToken);
   } catch {
     // The lease runs out by itself; the original error is the answer.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { containsApiKey } from './api-keys';
-import { InvalidRequest } from './errors';
+import { Conflict, InvalidRequest, PolicyViolation, type ServiceError } from './errors';
+import type { Refusal } from './mail-ports';
 
 /** Idempotency records are kept 24 hours (DESIGN: gaps, idempotency record). */
 export const idempotencyLifetimeMs = 24 * 60 * 60 * 1000;
@@ -29,6 +30,32 @@ export function parseIdempotencyKey(value: string | undefined): string {
     ]);
   }
   return value;
+}
+
+/** The refusals a create can meet after its record is written; each is charged and final for its request. */
+export type RecordedRefusal = Conflict | PolicyViolation;
+
+/** True for a refusal that every duplicate of the request must be answered with again. */
+export function isRecordedRefusal(error: unknown): error is RecordedRefusal {
+  return error instanceof Conflict || error instanceof PolicyViolation;
+}
+
+/** A refusal in the form the idempotency record keeps. */
+export function toRefusal(error: RecordedRefusal): Refusal {
+  return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+}
+
+/** The same error again, from a stored refusal: same status, code, message and details. */
+export function refusalError(refusal: Refusal): ServiceError {
+  switch (refusal.code) {
+    case 'address_unavailable':
+    case 'idempotency_key_reused':
+      return new Conflict(refusal.code, refusal.message);
+    case 'policy_violation':
+      return new PolicyViolation(refusal.message, refusal.details ?? []);
+    default:
+      throw new Error(`idempotency record holds an unknown refusal ${refusal.code}`);
+  }
 }
 
 /** Where a key's record lives: scoped to the account and the operation; the key itself is hashed. */

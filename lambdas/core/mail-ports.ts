@@ -39,7 +39,8 @@ export interface IdempotencyRecord {
   recordKey: string;
   /** SHA-256 of the canonical request: equal hashes are equivalent requests. */
   requestHash: string;
-  status: 'in_progress' | 'completed';
+  /** `refused`: the create was answered with a charged refusal (409, 422), kept in `refusal`. */
+  status: 'in_progress' | 'completed' | 'refused';
   /** The email this request creates: chosen at the first attempt, kept by every retry. */
   emailId: string;
   /** The address this request claims, likewise chosen once. */
@@ -52,10 +53,22 @@ export interface IdempotencyRecord {
   leaseToken: string;
   /** Unix milliseconds after which the record is forgotten (24 hours). */
   expiresAt: number;
+  /** What a refused create answered: every duplicate and retry of it is answered the same. */
+  refusal?: Refusal;
+}
+
+/** A refusal as stored: the contract error's code, message and details. */
+export interface Refusal {
+  code: string;
+  message: string;
+  details?: { reason: string; field?: string }[];
 }
 
 export interface IdempotencyStore {
-  /** Stores a new record unless a live one exists; then returns that one instead. */
+  /**
+   * Stores a new record unless a live one exists; then returns that one instead. A refused
+   * record of another request does not hold the key: the new record replaces it.
+   */
   begin(record: IdempotencyRecord, now: number): Promise<{ outcome: 'started' } | { outcome: 'exists'; record: IdempotencyRecord }>;
   get(recordKey: string): Promise<IdempotencyRecord | undefined>;
   /** Takes over an in-progress record whose lease has run out; false when someone else holds it. */
@@ -66,8 +79,8 @@ export interface IdempotencyStore {
   complete(recordKey: string, leaseToken: string): Promise<void>;
   /** Gives up the lease so that a retry can resume at once (after a failure). */
   release(recordKey: string, leaseToken: string): Promise<void>;
-  /** Forgets the record, so the key may be tried again (after a refusal that created nothing). */
-  discard(recordKey: string, leaseToken: string): Promise<void>;
+  /** Marks a record this attempt holds refused, with the answer every duplicate then gets. */
+  refuse(recordKey: string, leaseToken: string, refusal: Refusal): Promise<void>;
 }
 
 /** What a blob read found: the bytes as a stream, or that the caller's copy is current. */

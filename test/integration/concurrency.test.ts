@@ -1,3 +1,4 @@
+import { idempotencyLeaseMs, idempotencyLifetimeMs, idempotencyRecordKey, requestHash } from '../../lambdas/core/idempotency';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 
@@ -53,5 +54,62 @@ describe('under concurrency', () => {
     for (const response of responses.filter((r) => r.status === 409)) {
       expect((await json(response)).error.code).toBe('address_unavailable');
     }
+  });
+
+  it('answers 4 simultaneous creates with one key for a taken address the same 409, each charged, and later replays too', async () => {
+    const holder = await service.account('paid');
+    expect((await service.createEmail(holder.apiKey, { local_part: 'already-taken' })).status).toBe(201);
+    const { accountId, apiKey } = await service.account('paid');
+    const key = 'taken-address-key-0001';
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () => service.createEmail(apiKey, { local_part: 'already-taken' }, key)),
+    );
+    expect(tally(responses.map((response) => response.status))).toEqual({ 409: 4 });
+    for (const response of responses) {
+      expect((await json(response)).error.code).toBe('address_unavailable');
+      expect(response.headers.get('idempotency-replayed')).toBeNull();
+    }
+    expect(await service.remaining(accountId)).toBe(10_000 - 4);
+
+    const later = await service.createEmail(apiKey, { local_part: 'already-taken' }, key);
+    expect(later.status).toBe(409);
+    expect((await json(later)).error.code).toBe('address_unavailable');
+    expect(await service.remaining(accountId)).toBe(10_000 - 5);
+    const otherBody = await service.createEmail(apiKey, { local_part: 'not-taken-yet' }, key);
+    expect(otherBody.status).toBe(201);
+  });
+
+  it('answers a duplicate 503 with Retry-After at the end of the lease a dead attempt holds, then resumes its plan', async () => {
+    const { accountId, apiKey } = await service.account('paid');
+    const key = 'dead-attempt-key-00001';
+    const now = service.clock.now().getTime();
+    // What a process killed in the middle of a create leaves behind: a record in progress, its lease running.
+    await service.runtime.services.idempotency.begin(
+      {
+        recordKey: idempotencyRecordKey(accountId, 'createEmail', key),
+        requestHash: requestHash({ local_part: 'lease-held' }),
+        status: 'in_progress',
+        emailId: 'eml_DeadAttemptPlanned0001',
+        address: 'lease-held@tempmail.localhost',
+        localPart: 'lease-held',
+        domain: 'tempmail.localhost',
+        leaseUntil: now + idempotencyLeaseMs,
+        leaseToken: 'killed-process-lease',
+        expiresAt: now + idempotencyLifetimeMs,
+      },
+      now,
+    );
+    const waiting = await service.createEmail(apiKey, { local_part: 'lease-held' }, key);
+    expect(waiting.status).toBe(503);
+    expect(waiting.headers.get('retry-after')).toBe(String(idempotencyLeaseMs / 1000));
+    service.clock.advance(idempotencyLeaseMs - 3_500);
+    const later = await service.createEmail(apiKey, { local_part: 'lease-held' }, key);
+    expect(later.status).toBe(503);
+    expect(later.headers.get('retry-after')).toBe('4');
+    service.clock.advance(3_500);
+    const resumed = await service.createEmail(apiKey, { local_part: 'lease-held' }, key);
+    expect(resumed.status).toBe(201);
+    expect((await json(resumed)).data).toMatchObject({ id: 'eml_DeadAttemptPlanned0001', address: 'lease-held@tempmail.localhost' });
+    expect(await service.remaining(accountId)).toBe(10_000 - 1);
   });
 });

@@ -90,11 +90,14 @@ describe('POST /v1/emails', () => {
   it.each([
     ['an unlisted domain', 'elsewhere.example.org'],
     ['a domain closed for creation', 'closed.example.test'],
-  ])('refuses %s with 422 domain_not_allowed, and frees the key', async (_name, domain) => {
-    const { apiKey } = await service.account();
+  ])('refuses %s with 422 domain_not_allowed, answers its retry the same, and frees the key for another body', async (_name, domain) => {
+    const { accountId, apiKey } = await service.account();
     const key = `idem-domain-${domain}`;
     const body = await expectError(await service.createEmail(apiKey, { domain }, key), 422, 'policy_violation');
     expect(body.error.details).toEqual([{ field: 'domain', reason: 'domain_not_allowed' }]);
+    const retry = await expectError(await service.createEmail(apiKey, { domain }, key), 422, 'policy_violation');
+    expect(retry.error.details).toEqual(body.error.details);
+    expect(await service.remaining(accountId)).toBe(98);
     expect((await service.createEmail(apiKey, { domain: 'tempmail.localhost' }, key)).status).toBe(201);
   });
 

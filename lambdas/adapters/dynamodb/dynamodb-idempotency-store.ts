@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyRecord, IdempotencyStore } from '../../core/mail-ports';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyRecord, IdempotencyStore, Refusal } from '../../core/mail-ports';
 import { conditionally, guardStorage } from './storage-errors';
 
 interface IdempotencyItem {
@@ -13,6 +13,8 @@ interface IdempotencyItem {
   lease_until: number;
   lease_token: string;
   expires_at: number;
+  /** Present on a refused record: the answer every duplicate gets. */
+  refusal?: Refusal;
   /** DynamoDB TTL (Unix seconds); reads compare `expires_at` with the clock instead. */
   ttl: number;
 }
@@ -34,14 +36,18 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
           new PutCommand({
             TableName: this.tableName,
             Item: toItem(record),
-            ConditionExpression: 'attribute_not_exists(record_key) OR expires_at <= :now',
-            ExpressionAttributeValues: { ':now': now },
+            // A refused record of another request created nothing: it does not hold the key.
+            ConditionExpression:
+              'attribute_not_exists(record_key) OR expires_at <= :now OR (#status = :refused AND request_hash <> :hash)',
+            ExpressionAttributeNames: statusName,
+            ExpressionAttributeValues: { ':now': now, ':refused': 'refused', ':hash': record.requestHash },
           }),
         ),
       );
       if (written) return { outcome: 'started' as const };
       const existing = await this.get(record.recordKey);
-      if (existing) return { outcome: 'exists' as const, record: existing };
+      const replaceable = existing?.status === 'refused' && existing.requestHash !== record.requestHash;
+      if (existing && existing.expiresAt > now && !replaceable) return { outcome: 'exists' as const, record: existing };
     }
   }
 
@@ -92,17 +98,13 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     );
   }
 
-  async discard(recordKey: string, leaseToken: string): Promise<void> {
-    await conditionally(() =>
-      this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { record_key: recordKey },
-          ConditionExpression: 'lease_token = :token AND #status = :in_progress',
-          ExpressionAttributeNames: statusName,
-          ExpressionAttributeValues: { ':token': leaseToken, ':in_progress': 'in_progress' },
-        }),
-      ),
+  async refuse(recordKey: string, leaseToken: string, refusal: Refusal): Promise<void> {
+    await this.conditionalUpdate(
+      recordKey,
+      'SET #status = :refused, refusal = :refusal',
+      'lease_token = :token AND #status = :in_progress',
+      { ':refused': 'refused', ':refusal': refusal, ':token': leaseToken, ':in_progress': 'in_progress' },
+      statusName,
     );
   }
 
@@ -142,6 +144,7 @@ function toItem(record: IdempotencyRecord): IdempotencyItem {
     lease_until: record.leaseUntil,
     lease_token: record.leaseToken,
     expires_at: record.expiresAt,
+    ...(record.refusal ? { refusal: record.refusal } : {}),
     ttl: Math.ceil(record.expiresAt / 1000),
   };
 }
@@ -158,5 +161,6 @@ function fromItem(item: IdempotencyItem): IdempotencyRecord {
     leaseUntil: item.lease_until,
     leaseToken: item.lease_token,
     expiresAt: item.expires_at,
+    ...(item.refusal ? { refusal: item.refusal } : {}),
   };
 }

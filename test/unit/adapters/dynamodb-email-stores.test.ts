@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { DynamoDbAddressRegistry } from '../../../lambdas/adapters/dynamodb/dynamodb-address-registry';
@@ -95,12 +95,14 @@ describe('DynamoDbIdempotencyStore', () => {
     ttl: 86_401,
   };
 
-  it('begins a record unless a live one exists, replacing one past its 24 hours', async () => {
+  it('begins a record unless a live one exists, replacing one past its 24 hours or refused for another request', async () => {
     dynamo.on(PutCommand).resolves({});
     expect(await store.begin(record, 1_000)).toEqual({ outcome: 'started' });
     const input = dynamo.commandCalls(PutCommand)[0]!.args[0].input;
-    expect(input.ConditionExpression).toBe('attribute_not_exists(record_key) OR expires_at <= :now');
-    expect(input.ExpressionAttributeValues).toEqual({ ':now': 1_000 });
+    expect(input.ConditionExpression).toBe(
+      'attribute_not_exists(record_key) OR expires_at <= :now OR (#status = :refused AND request_hash <> :hash)',
+    );
+    expect(input.ExpressionAttributeValues).toEqual({ ':now': 1_000, ':refused': 'refused', ':hash': 'rh' });
     expect(input.Item).toMatchObject({ ttl: 86_401, lease_token: 'token-1', status: 'in_progress' });
   });
 
@@ -121,13 +123,21 @@ describe('DynamoDbIdempotencyStore', () => {
     expect(input.ConditionExpression).toBe('#status = :in_progress AND lease_until <= :now');
   });
 
-  it('releases and discards only under its own lease, quietly when it has lost it', async () => {
+  it('releases and refuses only under its own lease, quietly when it has lost it', async () => {
     dynamo.on(UpdateCommand).rejects(conditionFailed());
-    dynamo.on(DeleteCommand).rejects(conditionFailed());
+    const refusal = { code: 'address_unavailable', message: 'taken' };
     await expect(store.release(record.recordKey, 'token-1')).resolves.toBeUndefined();
-    await expect(store.discard(record.recordKey, 'token-1')).resolves.toBeUndefined();
-    expect(dynamo.commandCalls(UpdateCommand)[0]!.args[0].input.ConditionExpression).toContain('lease_token = :token');
-    expect(dynamo.commandCalls(DeleteCommand)[0]!.args[0].input.ConditionExpression).toContain('lease_token = :token');
+    await expect(store.refuse(record.recordKey, 'token-1', refusal)).resolves.toBeUndefined();
+    const [release, refuse] = dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(release!.ConditionExpression).toContain('lease_token = :token');
+    expect(refuse!.ConditionExpression).toBe('lease_token = :token AND #status = :in_progress');
+    expect(refuse!.ExpressionAttributeValues).toMatchObject({ ':refused': 'refused', ':refusal': refusal });
+  });
+
+  it('reads a refused record with its refusal', async () => {
+    const refusal = { code: 'policy_violation', message: 'no', details: [{ field: 'domain', reason: 'domain_not_allowed' }] };
+    dynamo.on(GetCommand).resolves({ Item: { ...item, status: 'refused', refusal } });
+    expect(await store.get(record.recordKey)).toEqual({ ...record, status: 'refused', leaseToken: 'token-0', refusal });
   });
 
   it('refuses to replan a record whose lease it lost', async () => {

@@ -1,6 +1,13 @@
 import { generateApiKey } from '../../../lambdas/core/api-keys';
-import { InvalidRequest } from '../../../lambdas/core/errors';
-import { idempotencyRecordKey, parseIdempotencyKey, requestHash } from '../../../lambdas/core/idempotency';
+import { Conflict, InvalidRequest, PolicyViolation, Unavailable } from '../../../lambdas/core/errors';
+import {
+  idempotencyRecordKey,
+  isRecordedRefusal,
+  parseIdempotencyKey,
+  refusalError,
+  requestHash,
+  toRefusal,
+} from '../../../lambdas/core/idempotency';
 
 describe('Idempotency-Key', () => {
   it.each([undefined, '', 'short', 'x'.repeat(256), 'with space 1234567', 'caf\u00e9-000000000000', 'tab\there-000000000'])(
@@ -33,5 +40,26 @@ describe('request equivalence', () => {
   it('tells different values apart', () => {
     expect(requestHash({ local_part: 'a' })).not.toBe(requestHash({ local_part: 'b' }));
     expect(requestHash({})).not.toBe(requestHash({ domain: 'x' }));
+  });
+});
+
+describe('recorded refusals', () => {
+  it.each([
+    new Conflict('address_unavailable', 'This address has already been issued.'),
+    new PolicyViolation('Addresses cannot be created on this domain.', [{ field: 'domain', reason: 'domain_not_allowed' }]),
+  ])('answers $code again with the same class, code, message and details', (error) => {
+    expect(isRecordedRefusal(error)).toBe(true);
+    const again = refusalError(JSON.parse(JSON.stringify(toRefusal(error))));
+    expect(again).toBeInstanceOf(error.constructor);
+    expect({ code: again.code, message: again.message, details: again.details }).toEqual({
+      code: error.code,
+      message: error.message,
+      details: error.details,
+    });
+  });
+
+  it('never records a temporary failure', () => {
+    expect(isRecordedRefusal(new Unavailable(1))).toBe(false);
+    expect(isRecordedRefusal(new Error('boom'))).toBe(false);
   });
 });
