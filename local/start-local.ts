@@ -115,9 +115,13 @@ async function loadRouteFunctions(services: BlobServices): Promise<Map<string, R
   installLambdaResponseStreaming();
   const functions = new Map<string, RouteFunction>();
   for (const route of routes as readonly RouteDefinition[]) {
-    const module = (await import(`../lambdas/api/handlers/${route.module}`)) as { route?: RouteHandler<BlobServices> };
+    const module = (await import(`../lambdas/api/handlers/${route.module}`)) as {
+      route?: RouteHandler<BlobServices>;
+      exhaustedRoute?: RouteHandler<BlobServices>;
+    };
     if (typeof module.route !== 'function') throw new Error(`Handler module ${route.module} exports no route`);
-    const handler: unknown = createApiHandler(module.route, () => services, { stream: route.stream });
+    const options = { stream: route.stream, exhaustedRoute: module.exhaustedRoute };
+    const handler: unknown = createApiHandler(module.route, () => services, options);
     functions.set(
       route.id,
       route.stream ? { mode: 'streamed', fn: handler as StreamingFunction } : { mode: 'buffered', fn: handler as ProxyFunction },

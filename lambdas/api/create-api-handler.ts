@@ -13,6 +13,17 @@ import type { ApiServices } from '../composition/services';
 /** The handler gives up this long before Lambda's own time-out, so that the refund still runs. */
 export const deadlineReserveMs = 1000;
 
+export interface ApiHandlerOptions<S extends ApiServices> {
+  /** File bodies, streamed (API Gateway response streaming). */
+  stream?: boolean;
+  /**
+   * The route's answer when the allowance is used up, for a route that has an uncharged answer
+   * to give then (an exact replay of a create). It must answer 429 for anything that would be
+   * charged. Without it, a used-up allowance is always 429 before the route runs.
+   */
+  exhaustedRoute?: RouteHandler<S>;
+}
+
 /**
  * Wraps a route in the pipeline every route shares: the authorizer's decision is enforced
  * first; 200 reads get an entity tag (or a 304); errors become the contract's error shape; the
@@ -21,8 +32,9 @@ export const deadlineReserveMs = 1000;
 export function createApiHandler<S extends ApiServices>(
   route: RouteHandler<S>,
   services: () => S,
-  options: { stream?: boolean } = {},
+  options: ApiHandlerOptions<S> = {},
 ) {
+  const { exhaustedRoute } = options;
   // A streamed handler (file bodies) is wrapped by the Lambda runtime's awslambda.streamifyResponse.
   return middy<ApiEvent, ApiResponse, Error, Context>({
     timeoutEarlyInMillis: deadlineReserveMs,
@@ -31,10 +43,13 @@ export function createApiHandler<S extends ApiServices>(
     .use(responseHeaders())
     .use(allowanceSettlement(services))
     .use(errorResponse(() => services().logger))
-    .use(authorizerDecision())
+    .use(authorizerDecision({ servesExhausted: exhaustedRoute !== undefined }))
     .use(entityTag())
     .handler(async (event) => {
       const decision = decodeDecision(event.requestContext?.authorizer);
+      if (decision.decision === 'quota_exhausted' && exhaustedRoute) {
+        return toProxyResponse(await exhaustedRoute(toApiRequest(event, decision), services()));
+      }
       if (decision.decision !== 'allow') throw new Error('route reached without an allow decision');
       return toProxyResponse(await route(toApiRequest(event, decision), services()));
     });

@@ -172,6 +172,50 @@ describe('POST /v1/emails idempotency', () => {
     expect(await service.remaining(accountId)).toBe(99);
   });
 
+  it('replays a create that took the last unit once the allowance is used up: 201, uncharged; anything charged is 429', async () => {
+    const { accountId, apiKey } = await service.account('free');
+    for (let i = 0; i < 99; i++) expect((await service.request('/v1/domains', { key: apiKey })).status).toBe(200);
+    const key = 'last-unit-key-0000001';
+    const first = await service.createEmail(apiKey, { local_part: 'last-unit' }, key);
+    expect(first.status).toBe(201);
+    const original = (await json(first)).data;
+    expect(await service.remaining(accountId)).toBe(0);
+
+    // The client never saw that answer (a time-out) and retries as the contract tells it to.
+    const replay = await service.createEmail(apiKey, { local_part: 'Last-Unit' }, key);
+    expect(replay.status).toBe(201);
+    expect((await json(replay)).data).toEqual(original);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.headers.get('location')).toBe(`/v1/emails/${original.id}`);
+    expect(replay.headers.get('ratelimit-remaining')).toBe('0');
+    expect(await service.remaining(accountId)).toBe(0);
+
+    for (const refused of [
+      await service.createEmail(apiKey, { local_part: 'last-unit' }, 'another-key-00000001'),
+      await service.createEmail(apiKey, { local_part: 'other-body' }, key),
+      await service.createEmail(apiKey, { bogus: true }, key),
+      await service.createEmail(apiKey, { local_part: 'last-unit' }, 'short'),
+    ]) {
+      await expectError(refused, 429, 'rate_limit_exceeded');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    }
+    expect(await service.remaining(accountId)).toBe(0);
+    const usage = (await json(await service.request('/v1/usage', { key: apiKey }))).data;
+    expect(usage).toMatchObject({ used_requests: 100, remaining_requests: 0 });
+  });
+
+  it('answers the retry of a refused create with 429 once the allowance is used up: it would be charged', async () => {
+    const holder = await service.account('paid');
+    await service.createEmail(holder.apiKey, { local_part: 'refused-at-the-end' });
+    const { accountId, apiKey } = await service.account('free');
+    for (let i = 0; i < 99; i++) await service.request('/v1/domains', { key: apiKey });
+    const key = 'refused-last-unit-0001';
+    await expectError(await service.createEmail(apiKey, { local_part: 'refused-at-the-end' }, key), 409, 'address_unavailable');
+    expect(await service.remaining(accountId)).toBe(0);
+    await expectError(await service.createEmail(apiKey, { local_part: 'refused-at-the-end' }, key), 429, 'rate_limit_exceeded');
+  });
+
   it('treats an equivalent body as the same request: key order, case, whitespace', async () => {
     const { apiKey } = await service.account();
     const key = 'equivalent-key-000001';

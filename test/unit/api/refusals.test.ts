@@ -1,5 +1,6 @@
 import { createApiHandler } from '../../../lambdas/api/create-api-handler';
-import { routes } from '../../../lambdas/api/routes';
+import type { RouteHandler } from '../../../lambdas/api/api-types';
+import { routes, type RouteDefinition } from '../../../lambdas/api/routes';
 import type { ApiServices } from '../../../lambdas/composition/services';
 import { memoryLogger } from '../../support/memory-logger';
 import { allowContext, lambdaContext, proxyEvent } from '../../support/proxy-events';
@@ -15,6 +16,12 @@ function untouchableServices(): ApiServices {
   });
 }
 
+/** What a route's module answers at a used-up allowance, if anything (as both runtimes wire it). */
+async function exhaustedRouteOf(route: RouteDefinition): Promise<RouteHandler | undefined> {
+  const module = (await import(`../../../lambdas/api/handlers/${route.module}`)) as { exhaustedRoute?: RouteHandler };
+  return module.exhaustedRoute;
+}
+
 const refusals = [
   { context: { decision: 'invalid_api_key' }, status: 401, code: 'invalid_api_key' },
   { context: {}, status: 401, code: 'invalid_api_key' },
@@ -28,7 +35,7 @@ describe('every route refuses what the authorizer refused, before its own code r
   for (const route of routes) {
     it.each(refusals)(`${route.method} ${route.path}: $status $code`, async ({ context, status, code }) => {
       const business = jest.fn();
-      const handler = createApiHandler(business, untouchableServices);
+      const handler = createApiHandler(business, untouchableServices, { exhaustedRoute: await exhaustedRouteOf(route) });
       const response = await handler(proxyEvent(route, context), lambdaContext());
 
       expect(business).not.toHaveBeenCalled();
@@ -49,6 +56,43 @@ describe('every route refuses what the authorizer refused, before its own code r
       }
     });
   }
+});
+
+describe('at a used-up allowance', () => {
+  const exhausted = allowContext({ decision: 'quota_exhausted', charged: 'false', remaining: '0' });
+  const createRoute = routes.find((route) => route.id === 'createEmail')!;
+
+  it('only POST /v1/emails has an answer of its own: the exact replay, which is not charged', async () => {
+    const answering = [];
+    for (const route of routes) if (await exhaustedRouteOf(route)) answering.push(route.id);
+    expect(answering).toEqual(['createEmail']);
+  });
+
+  it('POST /v1/emails reads the idempotency record and nothing else, then refuses a request that has none', async () => {
+    const used: string[] = [];
+    const logger = memoryLogger();
+    const services = new Proxy({} as ApiServices, {
+      get: (_target, name) => {
+        if (name === 'logger') return logger;
+        if (name === 'clock') return { now: () => new Date('2026-11-22T12:00:00Z') };
+        if (name === 'idempotency') return { get: async () => (used.push('idempotency.get'), undefined) };
+        throw new Error(`services.${String(name)} used at a used-up allowance`);
+      },
+    });
+    const business = jest.fn();
+    const handler = createApiHandler(business, () => services, { exhaustedRoute: await exhaustedRouteOf(createRoute) });
+    const event = proxyEvent(createRoute, exhausted, {
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'never-used-key-0001' },
+      body: '{}',
+    });
+    const response = await handler(event, lambdaContext());
+
+    expect(business).not.toHaveBeenCalled();
+    expect(used).toEqual(['idempotency.get']);
+    expect(response.statusCode).toBe(429);
+    expect(JSON.parse(String(response.body)).error.code).toBe('rate_limit_exceeded');
+    expect(response.headers).toMatchObject({ 'Retry-After': '60', 'RateLimit-Remaining': '0' });
+  });
 });
 
 describe('the route table', () => {
