@@ -63,6 +63,11 @@ export class Api extends Construct {
             latencyMs: '$context.responseLatency',
             responseLength: '$context.responseLength',
             authorizerError: '$context.authorizer.error',
+            // Who the authorizer charged, and whether the gateway answered itself (the route's
+            // function never settled that unit): docs/decisions.md, charging when the route never settles.
+            accountId: '$context.authorizer.account_id',
+            charged: '$context.authorizer.charged',
+            gatewayError: '$context.error.responseType',
           }),
         ),
         // Best-effort gateway limits above the per-key and per-account windows the service enforces.

@@ -130,6 +130,17 @@ describe('the API', () => {
     for (const leak of ['$context.path', 'requestOverride', '$input', 'querystring']) expect(format).not.toContain(leak);
     expect(stage.Properties.MethodSettings ?? []).not.toContainEqual(expect.objectContaining({ DataTraceEnabled: true }));
   });
+
+  it('logs which account a request charged and whether the gateway answered it itself', () => {
+    const stage = resources('AWS::ApiGateway::Stage')[0]!;
+    const format = JSON.parse(stage.Properties.AccessLogSetting.Format);
+    expect(format).toMatchObject({
+      accountId: '$context.authorizer.account_id',
+      charged: '$context.authorizer.charged',
+      gatewayError: '$context.error.responseType',
+      status: '$context.status',
+    });
+  });
 });
 
 describe('functions', () => {

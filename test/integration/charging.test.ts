@@ -1,4 +1,6 @@
+import { createAuthorizer } from '../../lambdas/api/authorizer';
 import { suspendAccount } from '../../lambdas/core/accounts';
+import { startApiGateway } from '../../local/api-gateway';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { storageFaults } from '../support/storage-faults';
@@ -80,5 +82,50 @@ describe("every row of the contract's charging table, through GET /v1/usage", ()
     expect(await chargeOf(apiKey, run, 503)).toBe(0);
     expect(faults.pending()).toBe(0);
     expect(await chargeOf(apiKey, run, 201)).toBe(1);
+  });
+});
+
+/**
+ * Where the unit the authorizer reserved is never settled (docs/decisions.md, charging when the
+ * route never settles): these pin the bound down, one unit per such request and no more.
+ */
+describe('charging when the route function cannot settle its unit', () => {
+  it('keeps exactly the one reserved unit when the function fails outside its pipeline (a crash, a throttle)', async () => {
+    const { accountId, apiKey } = await service.account('paid');
+    // The same authorizer, in front of a function that dies before its pipeline can run, as a
+    // function does that is throttled, fails to start or runs out of memory.
+    const gateway = await startApiGateway({
+      host: '127.0.0.1',
+      port: 0,
+      authorizer: createAuthorizer(() => service.runtime.services),
+      functions: new Map([['listDomains', { mode: 'buffered', fn: () => Promise.reject(new Error('Runtime exited')) }]]),
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const response = await fetch(`${gateway.url}/v1/domains`, { headers: { Authorization: `Bearer ${apiKey}` } });
+        expect(response.status).toBe(500);
+        expect((await json(response)).error.code).toBe('internal_error');
+      }
+    } finally {
+      await gateway.close();
+    }
+    expect(await service.remaining(accountId)).toBe(10_000 - 3);
+    expect(await used(apiKey)).toBe(3);
+  });
+
+  it('keeps the unit of a 503 whose refund failed, and logs the request and account', async () => {
+    const { accountId, apiKey } = await service.account('paid');
+    expect(await used(apiKey)).toBe(0); // opens the short window, so the next reservation is one update
+    faults.fail({ command: 'GetItemCommand', table: '-emails', times: 1 });
+    // The authorizer's reservation goes through; the refund after the 503 fails.
+    faults.fail({ command: 'UpdateItemCommand', table: '-accounts', times: 1, after: 1 });
+    const response = await service.request('/v1/emails/eml_AAAAAAAAAAAAAAAAAAAAAA', { key: apiKey });
+    expect(response.status).toBe(503);
+    expect(faults.pending()).toBe(0);
+    expect(await service.remaining(accountId)).toBe(10_000 - 1);
+    const requestId = response.headers.get('x-request-id');
+    expect(service.logger.lines).toContainEqual(
+      expect.objectContaining({ message: 'refund failed', request_id: requestId, account_id: accountId }),
+    );
   });
 });

@@ -7,6 +7,8 @@ export interface FaultRule {
   table: string;
   /** How many matching calls fail before calls go through again. */
   times: number;
+  /** How many matching calls go through before the first failure (default 0). */
+  after?: number;
 }
 
 /**
@@ -25,7 +27,9 @@ export function storageFaults() {
         (next, context) => async (args) => {
           const table = String((args.input as { TableName?: string }).TableName ?? '');
           const rule = rules.find((r) => r.times > 0 && r.command === context.commandName && table.endsWith(r.table));
-          if (rule) {
+          if (rule && (rule.after ?? 0) > 0) {
+            rule.after! -= 1;
+          } else if (rule) {
             rule.times -= 1;
             throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
               name: 'ProvisionedThroughputExceededException',
