@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { contractFetch } from '../support/contract';
 
 let dataDir: string;
 let service: SpawnedService | undefined;
@@ -16,7 +17,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const get = (url: string, key: string) => fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+const get = (url: string, key: string) => contractFetch(url, { headers: { Authorization: `Bearer ${key}` } });
 
 describe('npm start', () => {
   it('serves, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
