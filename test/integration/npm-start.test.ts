@@ -36,6 +36,11 @@ describe('npm start', () => {
       'tempmail.localhost',
     ]);
 
+    const document = await contractFetch(`${service.apiUrl}/openapi.yaml`);
+    expect(document.status).toBe(200);
+    expect(document.headers.get('content-type')).toBe('application/yaml');
+    expect(await document.text()).toMatch(/^openapi: 3\.1\.0$/m);
+
     await service.stop('SIGTERM');
     expect(service.output()).toContain('tempmail stopping (SIGTERM)');
     expect(service.output()).not.toContain('error');
