@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -109,6 +109,8 @@ export function contractProblems(method: string, url: URL, status: number, heade
     return problems.map((problem) => `${method} ${path} (no operation) ${status}: ${problem}`);
   }
 
+  // Which operations and statuses the suites met, when asked (a run's coverage of the document).
+  if (process.env.CONTRACT_COVERAGE_FILE) appendFileSync(process.env.CONTRACT_COVERAGE_FILE, `${method} ${operation.template} ${status}\n`);
   const base = `/paths/${escape(operation.template)}/${method.toLowerCase()}/responses`;
   const documented = operation.responses[String(status)];
   if (!documented) {
