@@ -13,6 +13,7 @@ import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute, type RouteDefinition } from '../lambdas/api/routes';
 import { preludeDelimiter } from './lambda-response-streaming';
+import { openApiDocumentPath, serveOpenApiDocument } from './openapi-document';
 
 /** API Gateway's payload limit: larger bodies never reach a function. */
 export const gatewayMaxBodyBytes = 10 * 1024 * 1024;
@@ -63,6 +64,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   const gatewayRequestId = newGatewayRequestId();
   const url = new URL(req.url ?? '/', 'http://gateway.local');
   const method = req.method ?? 'GET';
+  if (url.pathname === openApiDocumentPath && serveOpenApiDocument(req, res, requestIdFor(gatewayRequestId))) return;
   const match = matchRoute(method, url.pathname);
   if (!match) {
     req.resume();

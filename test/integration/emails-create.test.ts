@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { contractFetch } from '../support/contract';
 
 let service: TestService;
 const day = 24 * 60 * 60 * 1000;
@@ -149,7 +150,7 @@ describe('POST /v1/emails', () => {
 
   it('refuses a query string with 400', async () => {
     const { apiKey } = await service.account();
-    const response = await fetch(`${service.runtime.apiUrl}/v1/emails?local_part=x`, {
+    const response = await contractFetch(`${service.runtime.apiUrl}/v1/emails?local_part=x`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'query-string-key-01' },
       body: '{}',
@@ -264,7 +265,7 @@ describe('POST /v1/emails idempotency', () => {
     const { apiKey } = await service.account();
     const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' };
     if (key !== undefined) headers['Idempotency-Key'] = key;
-    const response = await fetch(`${service.runtime.apiUrl}/v1/emails`, { method: 'POST', headers, body: '{}' });
+    const response = await contractFetch(`${service.runtime.apiUrl}/v1/emails`, { method: 'POST', headers, body: '{}' });
     await expectError(response, 400, 'invalid_request', 'Idempotency-Key');
   });
 

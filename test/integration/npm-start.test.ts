@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { contractFetch } from '../support/contract';
 
 let dataDir: string;
 let service: SpawnedService | undefined;
@@ -16,7 +17,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const get = (url: string, key: string) => fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+const get = (url: string, key: string) => contractFetch(url, { headers: { Authorization: `Bearer ${key}` } });
 
 describe('npm start', () => {
   it('serves, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
@@ -34,6 +35,11 @@ describe('npm start', () => {
       'mail.example.test',
       'tempmail.localhost',
     ]);
+
+    const document = await contractFetch(`${service.apiUrl}/openapi.yaml`);
+    expect(document.status).toBe(200);
+    expect(document.headers.get('content-type')).toBe('application/yaml');
+    expect(await document.text()).toMatch(/^openapi: 3\.1\.0$/m);
 
     await service.stop('SIGTERM');
     expect(service.output()).toContain('tempmail stopping (SIGTERM)');

@@ -3,6 +3,7 @@ import { openAccount } from '../../lambdas/core/accounts';
 import type { Plan } from '../../lambdas/core/plans';
 import type { LocalConfig } from '../../local/config';
 import { startLocal, type LocalOverrides, type LocalRuntime } from '../../local/start-local';
+import { contractFetch } from './contract';
 import { memoryLogger } from './memory-logger';
 import { TestClock } from './test-clock';
 
@@ -10,7 +11,7 @@ export interface TestService {
   runtime: LocalRuntime;
   clock: TestClock;
   logger: ReturnType<typeof memoryLogger>;
-  /** An HTTP request to the running API, with a bearer key when given. */
+  /** An HTTP request to the running API, with a bearer key when given; the answer is checked against the OpenAPI document. */
   request(path: string, options?: { key?: string; headers?: Record<string, string>; method?: string; body?: string }): Promise<Response>;
   /** Opens an account on a plan and returns its id and first key. */
   account(plan?: Plan, env?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
@@ -52,7 +53,7 @@ export async function startTestService(
     clock,
     logger,
     request: (path, options = {}) =>
-      fetch(`${runtime.apiUrl}${path}`, {
+      contractFetch(`${runtime.apiUrl}${path}`, {
         method: options.method ?? 'GET',
         headers: { ...(options.key ? { Authorization: `Bearer ${options.key}` } : {}), ...options.headers },
         body: options.body,
@@ -60,7 +61,7 @@ export async function startTestService(
     account: (plan = 'free', env = 'local') => openAccount({ plan, env }, runtime.services),
     remaining: async (accountId) => (await runtime.services.accounts.get(accountId))!.allowance.remaining,
     createEmail: (key, body, idempotencyKey = `idem-${randomUUID()}`, headers = {}) =>
-      fetch(`${runtime.apiUrl}/v1/emails`, {
+      contractFetch(`${runtime.apiUrl}/v1/emails`, {
         method: 'POST',
         headers: {
           Authorization: `Bearer ${key}`,

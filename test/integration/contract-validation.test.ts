@@ -1,0 +1,214 @@
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { ContractDrift, contractFetch } from '../support/contract';
+
+/**
+ * The integration suites check every response against openapi/openapi.yaml through
+ * `contractFetch`. These tests prove the check catches drift: a stand-in server answers a
+ * conforming response, then the same response with one deliberate fault each.
+ */
+
+interface Canned {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+let server: Server;
+let baseUrl: string;
+let next: Canned;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(next.status, next.headers);
+    res.end(next.body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const requestId = 'req_0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0';
+const common = {
+  'Content-Type': 'application/json',
+  'Cache-Control': 'private, no-store',
+  'X-Request-Id': requestId,
+  'RateLimit-Limit': '100',
+  'RateLimit-Remaining': '97',
+  'RateLimit-Reset': '1798761600',
+};
+const usage = { plan: 'free', allowance_mode: 'lifetime', used_requests: 3, remaining_requests: 97, additional_requests: 0 };
+const usageResponse = (): Canned => ({
+  status: 200,
+  headers: { ...common, ETag: '"q3Vd8xk2P0rJb6mYt1cNw4sLh7aZeF9u"' },
+  body: JSON.stringify({ data: usage }),
+});
+
+async function problemsOf(method: string, path: string, canned: Canned): Promise<string[]> {
+  next = canned;
+  try {
+    const response = await contractFetch(`${baseUrl}${path}`, { method });
+    await response.arrayBuffer();
+    return [];
+  } catch (error) {
+    if (error instanceof ContractDrift) return error.problems;
+    throw error;
+  }
+}
+
+describe('response validation against openapi/openapi.yaml', () => {
+  it('lets a conforming response through, body intact', async () => {
+    next = usageResponse();
+    const response = await contractFetch(`${baseUrl}/v1/usage`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: usage });
+  });
+
+  it('catches a property the schema does not list', async () => {
+    const canned = usageResponse();
+    canned.body = JSON.stringify({ data: { ...usage, credits: 5 } });
+    expect(await problemsOf('GET', '/v1/usage', canned)).toEqual([
+      expect.stringMatching(/^GET \/v1\/usage 200: body \/data must NOT have additional properties/),
+    ]);
+  });
+
+  it('catches a missing or mistyped body property', async () => {
+    const canned = usageResponse();
+    const { used_requests: _used, ...rest } = usage;
+    canned.body = JSON.stringify({ data: { ...rest, remaining_requests: '97' } });
+    const [problem] = await problemsOf('GET', '/v1/usage', canned);
+    expect(problem).toMatch(/must have required property 'used_requests'/);
+    expect(problem).toMatch(/\/data\/remaining_requests must be integer/);
+  });
+
+  it('catches a status the operation does not document', async () => {
+    const canned = usageResponse();
+    canned.status = 202;
+    expect(await problemsOf('GET', '/v1/usage', canned)).toEqual([
+      expect.stringMatching(/^GET \/v1\/usage: status 202 is not documented/),
+    ]);
+  });
+
+  it('catches a missing required header', async () => {
+    const canned = usageResponse();
+    delete (canned.headers as Record<string, string>)['X-Request-Id'];
+    expect(await problemsOf('GET', '/v1/usage', canned)).toContain('GET /v1/usage 200: header X-Request-Id is missing');
+  });
+
+  it('catches a header value outside its schema', async () => {
+    const canned = usageResponse();
+    canned.headers['Cache-Control'] = 'public, max-age=60';
+    canned.headers['RateLimit-Remaining'] = '-1';
+    const problems = await problemsOf('GET', '/v1/usage', canned);
+    expect(problems).toContainEqual(expect.stringMatching(/header Cache-Control: "public, max-age=60" .*constant/));
+    expect(problems).toContainEqual(expect.stringMatching(/header RateLimit-Remaining: "-1" .*>= 0/));
+  });
+
+  it('catches a header the document does not list', async () => {
+    const canned = usageResponse();
+    canned.headers['X-Powered-By'] = 'Express';
+    expect(await problemsOf('GET', '/v1/usage', canned)).toEqual([
+      'GET /v1/usage 200: header x-powered-by is not documented for this response',
+    ]);
+  });
+
+  it('catches a media type the response does not document', async () => {
+    const canned = usageResponse();
+    canned.headers['Content-Type'] = 'text/html';
+    expect(await problemsOf('GET', '/v1/usage', canned)).toEqual([
+      'GET /v1/usage 200: Content-Type text/html is not one of application/json',
+    ]);
+  });
+
+  it('catches has_more without a next_cursor, and a cursor on the last page', async () => {
+    const page = (pagination: object): Canned => ({
+      status: 200,
+      headers: { ...common, ETag: '"tag"' },
+      body: JSON.stringify({ data: [], pagination }),
+    });
+    expect(await problemsOf('GET', '/v1/domains', page({ has_more: true }))).toEqual([
+      expect.stringMatching(/body \/pagination must have required property 'next_cursor'/),
+    ]);
+    expect(await problemsOf('GET', '/v1/domains', page({ has_more: false, next_cursor: 'abc' }))).toEqual([
+      expect.stringMatching(/body \/pagination\/next_cursor boolean schema is false/),
+    ]);
+  });
+
+  it('catches an error whose code or request id is not the one of its status', async () => {
+    const error = (code: string, id: string): Canned => ({
+      status: 404,
+      headers: common,
+      body: JSON.stringify({ error: { code, message: 'No.', request_id: id } }),
+    });
+    expect(await problemsOf('GET', '/v1/emails/eml_0123456789abcdef', error('resource_not_found', requestId))).toEqual([]);
+    expect(await problemsOf('GET', '/v1/emails/eml_0123456789abcdef', error('not_found', requestId))).toEqual([
+      expect.stringMatching(/body \/error\/code must be equal to constant/),
+    ]);
+    expect(await problemsOf('GET', '/v1/emails/eml_0123456789abcdef', error('resource_not_found', 'req_other-request-id-0001'))).toEqual([
+      expect.stringMatching(/error.request_id req_other-request-id-0001 differs from X-Request-Id/),
+    ]);
+  });
+
+  it('catches a 429 without Retry-After', async () => {
+    const canned: Canned = {
+      status: 429,
+      headers: common,
+      body: JSON.stringify({ error: { code: 'rate_limit_exceeded', message: 'Slow down.', request_id: requestId } }),
+    };
+    expect(await problemsOf('GET', '/v1/usage', canned)).toEqual(['GET /v1/usage 429: header Retry-After is missing']);
+  });
+
+  it('accepts a bodiless 304, and catches a file download that is not forced as one', async () => {
+    const notModified: Canned = { status: 304, headers: { ...common, ETag: '"tag"' }, body: '' };
+    delete (notModified.headers as Record<string, string>)['Content-Type'];
+    expect(await problemsOf('GET', '/v1/messages/msg_0123456789abcdef', notModified)).toEqual([]);
+
+    const file: Canned = {
+      status: 200,
+      headers: {
+        ...common,
+        'Content-Type': 'application/octet-stream',
+        ETag: '"abc"',
+        'Content-Disposition': 'inline; filename="page.html"',
+        'Content-Length': '25',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': "default-src 'none'; sandbox",
+      },
+      body: '<script>alert(1)</script>',
+    };
+    expect(await problemsOf('GET', '/v1/messages/msg_0123456789abcdef/attachments/att_0123456789abcdef', file)).toEqual([
+      expect.stringMatching(/header Content-Disposition: "inline; .* must match pattern/),
+    ]);
+    file.headers['Content-Disposition'] = `attachment; filename="page.html"; filename*=UTF-8''page.html`;
+    expect(await problemsOf('GET', '/v1/messages/msg_0123456789abcdef/attachments/att_0123456789abcdef', file)).toEqual([]);
+  });
+
+  it('answers an unknown route only with the error shape 404', async () => {
+    const canned = usageResponse();
+    expect(await problemsOf('DELETE', '/v1/usage', canned)).toContainEqual(
+      'DELETE /v1/usage (no operation) 200: DELETE /v1/usage matches no operation, yet answered 200 instead of 404',
+    );
+  });
+
+  it('is what every integration suite uses: none calls the global fetch directly', () => {
+    const dir = __dirname;
+    const offenders = readdirSync(dir)
+      .filter((name) => name.endsWith('.test.ts'))
+      .flatMap((name) =>
+        readFileSync(join(dir, name), 'utf8')
+          .split('\n')
+          .map((line, index) => ({ where: `${name}:${index + 1}`, line }))
+          .filter(({ line }) => /(?<![\w.])fetch\(/.test(line)),
+      )
+      .map(({ where }) => where);
+    expect(offenders).toEqual([]);
+  });
+});
