@@ -1,6 +1,7 @@
 import { createAuthorizer } from '../../lambdas/api/authorizer';
 import { suspendAccount } from '../../lambdas/core/accounts';
 import { startApiGateway } from '../../local/api-gateway';
+import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { storageFaults } from '../support/storage-faults';
@@ -102,7 +103,7 @@ describe('charging when the route function cannot settle its unit', () => {
     });
     try {
       for (let i = 0; i < 3; i++) {
-        const response = await fetch(`${gateway.url}/v1/domains`, { headers: { Authorization: `Bearer ${apiKey}` } });
+        const response = await contractFetch(`${gateway.url}/v1/domains`, { headers: { Authorization: `Bearer ${apiKey}` } });
         expect(response.status).toBe(500);
         expect((await json(response)).error.code).toBe('internal_error');
       }
