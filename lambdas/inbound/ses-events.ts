@@ -6,7 +6,11 @@ export interface SesReceiptEvent {
   Records: Array<{
     ses: {
       mail: { messageId: string; timestamp: string };
-      receipt: { recipients: string[] };
+      receipt: {
+        recipients: string[];
+        /** SES's virus scan (the rule has `scanEnabled`): PASS, FAIL, GRAY or PROCESSING_FAILED. */
+        virusVerdict?: { status: string };
+      };
     };
   }>;
 }
@@ -18,4 +22,12 @@ export function sesMail(event: SesReceiptEvent): { messageId: string; receivedAt
   const { mail, receipt } = record.ses;
   if (!/^[A-Za-z0-9_.-]{1,200}$/.test(mail.messageId)) throw new Error('SES event with an unexpected message id');
   return { messageId: mail.messageId, receivedAt: new Date(mail.timestamp), recipients: receipt.recipients };
+}
+
+/**
+ * Whether SES's virus scan found a virus. Only FAIL counts: GRAY and PROCESSING_FAILED say the
+ * scan could not decide, and the spam verdict stays informational (test mail often looks like spam).
+ */
+export function sesVirusFound(event: SesReceiptEvent): boolean {
+  return event.Records[0]?.ses.receipt.virusVerdict?.status === 'FAIL';
 }
