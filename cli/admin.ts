@@ -1,24 +1,32 @@
 import { parseArgs } from 'node:util';
 import { grantAllowance, openAccount, suspendAccount } from '../lambdas/core/accounts';
-import { issueApiKey, revokeApiKey } from '../lambdas/core/api-keys';
+import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';
-import { addDomain, registeredDomains } from '../lambdas/core/domains';
+import { addDomain, disableDomain, registeredDomains } from '../lambdas/core/domains';
 import { ServiceError } from '../lambdas/core/errors';
 import { isPlan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
 import type { Stores } from '../lambdas/composition/services';
 import { connect } from './connect';
+import { stackEnvironment } from './stack-outputs';
 
-const usage = `Usage: admin <command>
+const usage = `Usage: admin [--stack NAME] <command>
   account create --plan free|paid [--env NAME]   open an account with its first API key
+  account list                                   list every account with its allowance
   account suspend --account ID                   suspend an account (its requests get 403)
   key create --account ID                        issue another API key for an account
-  key revoke --key KEY                           revoke an API key (it then gets 401)
+  key list --account ID                          list an account's keys (ids and status, never the keys)
+  key revoke --key KEY | --key-id ID             revoke an API key (it then gets 401)
   domain add NAME                                register a receiving domain
+  domain disable NAME                            stop creating addresses on a domain and receiving for it
   domain list                                    list the receiving domains
   allowance grant --account ID --requests N      add requests to an account's allowance
-Prints one JSON object on stdout. Runs against the local service's data (DATA_DIR), or against
-AWS when ACCOUNTS_TABLE, API_KEYS_TABLE and DOMAINS_TABLE name the stack's tables.`;
+Prints one JSON object on stdout.
+Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
+table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
+DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all seven
+table variables can be set: ACCOUNTS_TABLE, API_KEYS_TABLE, DOMAINS_TABLE, EMAILS_TABLE,
+ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE (the stack outputs them too).`;
 
 class UsageError extends Error {}
 
@@ -37,6 +45,22 @@ const commands: Record<string, Command> = {
     const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
     return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
   },
+  'account list': async (stores) => {
+    const accounts = await stores.accounts.list();
+    return {
+      data: accounts
+        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.accountId < b.accountId ? -1 : 1))
+        .map((account) => ({
+          account_id: account.accountId,
+          plan: account.plan,
+          status: account.status,
+          env: account.env,
+          created_at: account.createdAt,
+          remaining_requests: account.allowance.remaining,
+          additional_requests: account.allowance.additional,
+        })),
+    };
+  },
   'account suspend': async (stores, { values }) => {
     const accountId = required(values, 'account');
     await suspendAccount(accountId, stores);
@@ -47,7 +71,12 @@ const commands: Record<string, Command> = {
     const key = await issueApiKey(accountId, { ...stores, clock: systemClock });
     return { account_id: accountId, api_key: key.apiKey, key_id: key.keyId };
   },
+  'key list': async (stores, { values }) => {
+    return { data: await listApiKeys(required(values, 'account'), stores) };
+  },
   'key revoke': async (stores, { values }) => {
+    if (values.key && values['key-id']) throw new UsageError('give --key or --key-id, not both');
+    if (values['key-id']) return { revoked: true, ...(await revokeApiKeyById(values['key-id'], stores)) };
     await revokeApiKey(required(values, 'key'), stores);
     return { revoked: true };
   },
@@ -55,6 +84,12 @@ const commands: Record<string, Command> = {
     const name = positionals[0];
     if (!name) throw new UsageError('domain add needs a NAME');
     const domain = await addDomain(name, stores);
+    return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
+  },
+  'domain disable': async (stores, { positionals }) => {
+    const name = positionals[0];
+    if (!name) throw new UsageError('domain disable needs a NAME');
+    const domain = await disableDomain(name, stores);
     return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
   },
   'domain list': async (stores) => {
@@ -86,6 +121,8 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
         env: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
+        'key-id': { type: 'string' },
+        stack: { type: 'string' },
         requests: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -100,11 +137,12 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
     process.stderr.write(`${usage}\n`);
     return parsed.values.help ? 0 : 2;
   }
-  const { help: _help, ...values } = parsed.values;
+  const { help: _help, stack, ...values } = parsed.values;
   let connection;
   try {
-    connection = await connect(environment);
-    const result = await command(connection.stores, { positionals, values, environment });
+    const target = stack ? { ...environment, ...(await stackEnvironment(stack)) } : environment;
+    connection = await connect(target);
+    const result = await command(connection.stores, { positionals, values, environment: target });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

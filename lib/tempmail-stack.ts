@@ -98,6 +98,7 @@ export class TempmailStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
+    new CfnOutput(this, 'Stage', { value: props.stage, description: 'TEMPMAIL_ENV' });
     new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: 'BLOB_BUCKET' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: inbound.deadLetterQueue.queueUrl, description: 'DEAD_LETTER_QUEUE_URL' });
     for (const key of tableKeys) {

@@ -343,6 +343,7 @@ describe('outputs', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('MailBucket', { Description: 'BLOB_BUCKET' });
     template.hasOutput('DeadLetterQueueUrl', { Description: 'DEAD_LETTER_QUEUE_URL' });
+    template.hasOutput('Stage', { Description: 'TEMPMAIL_ENV', Value: 'test' });
     for (const key of tableKeys) {
       template.hasOutput(tableEnvironmentName(key).replace(/_/g, ''), { Description: tableEnvironmentName(key) });
     }
