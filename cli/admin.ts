@@ -1,4 +1,11 @@
 import { parseArgs } from 'node:util';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3BlobStore } from '../lambdas/adapters/blobs/s3-blob-store';
+import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queue';
+import { messageLifetimeSeconds } from '../lambdas/composition/services';
+import { jsonLogger } from '../lambdas/core/logger';
+import { redriveDeadLetters } from '../lambdas/inbound/redrive-dead-letters';
 import { grantAllowance, openAccount, suspendAccount } from '../lambdas/core/accounts';
 import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';
@@ -21,12 +28,15 @@ const usage = `Usage: admin [--stack NAME] <command>
   domain disable NAME                            stop creating addresses on a domain and receiving for it
   domain list                                    list the receiving domains
   allowance grant --account ID --requests N      add requests to an account's allowance
+  mail redrive                                   AWS only: re-ingest mail the parser dead-lettered;
+                                                 mail past its 15 minutes is dropped, not delivered
 Prints one JSON object on stdout.
 Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
 DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all seven
 table variables can be set: ACCOUNTS_TABLE, API_KEYS_TABLE, DOMAINS_TABLE, EMAILS_TABLE,
-ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE (the stack outputs them too).`;
+ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE (the stack outputs them too); mail redrive
+also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.`;
 
 class UsageError extends Error {}
 
@@ -95,6 +105,7 @@ const commands: Record<string, Command> = {
   'domain list': async (stores) => {
     return { data: await registeredDomains(stores) };
   },
+  'mail redrive': async (stores, { environment }) => redriveMail(stores, environment),
   'allowance grant': async (stores, { values }) => {
     const accountId = required(values, 'account');
     const requests = Number(required(values, 'requests'));
@@ -102,6 +113,23 @@ const commands: Record<string, Command> = {
     return { account_id: accountId, ...(await readUsage(accountId, stores)) };
   },
 };
+
+/** Mail redrive: the stack's dead-letter queue and bucket, the stores, the contract's message lifetime. */
+async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv) {
+  const queueUrl = environment.DEAD_LETTER_QUEUE_URL;
+  const bucket = environment.BLOB_BUCKET;
+  if (!queueUrl || !bucket) {
+    throw new UsageError('mail redrive runs against AWS: give --stack NAME (or DEAD_LETTER_QUEUE_URL and BLOB_BUCKET)');
+  }
+  return redriveDeadLetters({
+    ...stores,
+    blobs: new S3BlobStore(new S3Client({}), bucket),
+    queue: new SqsDeadLetterQueue(new SQSClient({}), queueUrl),
+    clock: systemClock,
+    logger: jsonLogger('warn', (line) => process.stderr.write(`${line}\n`)),
+    messageTtlSeconds: messageLifetimeSeconds,
+  });
+}
 
 function required(values: Args['values'], name: string): string {
   const value = values[name];

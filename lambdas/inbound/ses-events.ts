@@ -1,3 +1,6 @@
+import { newMailId } from '../core/ids';
+import type { ReceivedMail } from './ingest-mail';
+
 /** Where the SES receipt rule's S3 action puts raw messages: `<prefix><SES message id>`. */
 export const sesRawPrefix = 'inbound/';
 
@@ -30,4 +33,19 @@ export function sesMail(event: SesReceiptEvent): { messageId: string; receivedAt
  */
 export function sesVirusFound(event: SesReceiptEvent): boolean {
   return event.Records[0]?.ses.receipt.virusVerdict?.status === 'FAIL';
+}
+
+/**
+ * The received mail an SES event stands for, as the ingest takes it: its raw object under
+ * `inbound/`, its envelope recipients and its receipt time as SES recorded it (never the time of
+ * a later retry or redrive, so a mail expires 15 minutes after it really arrived).
+ */
+export function sesReceivedMail(event: SesReceiptEvent): ReceivedMail {
+  const mail = sesMail(event);
+  return {
+    mailId: newMailId(mail.receivedAt),
+    rawKey: `${sesRawPrefix}${mail.messageId}`,
+    recipients: mail.recipients,
+    receivedAt: mail.receivedAt,
+  };
 }
