@@ -10,15 +10,15 @@ import { environmentPattern } from '../lambdas/core/api-keys';
 export const sesReceivingRegions: readonly string[] = [
   'us-east-1',
   'us-east-2',
-  'us-west-1',
   'us-west-2',
+  'ap-southeast-3',
+  'ap-southeast-1',
+  'ap-southeast-2',
+  'ap-northeast-1',
   'ca-central-1',
   'eu-central-1',
   'eu-west-1',
   'eu-west-2',
-  'ap-northeast-1',
-  'ap-southeast-1',
-  'ap-southeast-2',
 ];
 
 /**
