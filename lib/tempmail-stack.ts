@@ -33,8 +33,9 @@ export interface TempmailStackProps extends StackProps {
 /** The whole service in one stack: storage, the API, inbound mail, the sweeper and alarms. */
 export class TempmailStack extends Stack {
   constructor(scope: Construct, id: string, props: TempmailStackProps) {
-    super(scope, id, props);
+    // Before the stack: the stage also names it, and a name CloudFormation refuses would hide why.
     assertStageName(props.stage);
+    super(scope, id, props);
     assertReceivingRegion(this.region);
     // Env-agnostic synthesis cannot know the Region: CloudFormation checks it before creating anything.
     new CfnRule(this, 'ReceivingRegion', {

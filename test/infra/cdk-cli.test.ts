@@ -25,7 +25,7 @@ describe('the pinned CDK CLI', () => {
 
   it.each([
     ['a stage name the functions would refuse', ['-c', 'stage=Prod_1'], {}, /Invalid stage "Prod_1"/],
-    ['a Region where SES does not receive mail', ['-c', 'stage=ci'], { CDK_DEFAULT_REGION: 'us-west-1', CDK_DEFAULT_ACCOUNT: '123456789012' }, /SES does not receive mail in us-west-1/],
+    ['a Region where SES does not receive mail', ['-c', 'stage=ci'], { AWS_REGION: 'us-west-1', AWS_DEFAULT_REGION: 'us-west-1' }, /SES does not receive mail in us-west-1/],
   ] as [string, string[], Record<string, string>, RegExp][])('fails synth on %s, saying why', (_name, args, env, message) => {
     const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--no-notices', '-c', 'domains=mail.example.test', ...args], {
       cwd: projectRoot,
