@@ -102,6 +102,10 @@ describe('deployer options', () => {
     })['Tempmail-prod']!;
   }, 120_000);
 
+  it('needs no deploy-time Region rule once the Region was checked at synth', () => {
+    expect(template.toJSON().Rules?.ReceivingRegion).toBeUndefined();
+  });
+
   it('associates the web ACL with the API stage', () => {
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: 'arn:aws:wafv2:us-east-1:123456789012:regional/webacl/tempmail/0000',
