@@ -10,11 +10,18 @@ const context = (name: string): string | undefined => {
 const stage = context('stage') ?? 'prod';
 const zoneId = context('hostedZoneId');
 const zoneName = context('hostedZoneName');
+const apiDomainName = context('apiDomainName');
+const apiCertificateArn = context('apiCertificateArn');
+const parserConcurrency = context('parserReservedConcurrency');
 new TempmailStack(app, `Tempmail-${stage}`, {
   stage,
   domains: (context('domains') ?? '').split(',').map((domain) => domain.trim()).filter(Boolean),
   hostedZone: zoneId && zoneName ? { zoneId, zoneName } : undefined,
   alarmEmail: context('alarmEmail'),
+  receiptRuleSetName: context('receiptRuleSetName'),
+  webAclArn: context('webAclArn'),
+  apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
+  parserReservedConcurrency: parserConcurrency === undefined ? undefined : Number(parserConcurrency),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -1,24 +1,42 @@
 import { parseArgs } from 'node:util';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3BlobStore } from '../lambdas/adapters/blobs/s3-blob-store';
+import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queue';
+import { messageLifetimeSeconds } from '../lambdas/composition/services';
+import { jsonLogger } from '../lambdas/core/logger';
+import { redriveDeadLetters } from '../lambdas/inbound/redrive-dead-letters';
 import { grantAllowance, openAccount, suspendAccount } from '../lambdas/core/accounts';
-import { issueApiKey, revokeApiKey } from '../lambdas/core/api-keys';
+import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';
-import { addDomain, registeredDomains } from '../lambdas/core/domains';
+import { addDomain, disableDomain, registeredDomains } from '../lambdas/core/domains';
 import { ServiceError } from '../lambdas/core/errors';
 import { isPlan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
 import type { Stores } from '../lambdas/composition/services';
 import { connect } from './connect';
+import { stackEnvironment } from './stack-outputs';
 
-const usage = `Usage: admin <command>
+const usage = `Usage: admin [--stack NAME] <command>
   account create --plan free|paid [--env NAME]   open an account with its first API key
+  account list                                   list every account with its allowance
   account suspend --account ID                   suspend an account (its requests get 403)
   key create --account ID                        issue another API key for an account
-  key revoke --key KEY                           revoke an API key (it then gets 401)
+  key list --account ID                          list an account's keys (ids and status, never the keys)
+  key revoke --key KEY | --key-id ID             revoke an API key (it then gets 401)
   domain add NAME                                register a receiving domain
+  domain disable NAME                            stop creating addresses on a domain and receiving for it
   domain list                                    list the receiving domains
   allowance grant --account ID --requests N      add requests to an account's allowance
-Prints one JSON object on stdout. Runs against the local service's data (DATA_DIR), or against
-AWS when ACCOUNTS_TABLE, API_KEYS_TABLE and DOMAINS_TABLE name the stack's tables.`;
+  mail redrive                                   AWS only: re-ingest mail the parser dead-lettered;
+                                                 mail past its 15 minutes is dropped, not delivered
+Prints one JSON object on stdout.
+Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
+table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
+DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all seven
+table variables can be set: ACCOUNTS_TABLE, API_KEYS_TABLE, DOMAINS_TABLE, EMAILS_TABLE,
+ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE (the stack outputs them too); mail redrive
+also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.`;
 
 class UsageError extends Error {}
 
@@ -37,6 +55,22 @@ const commands: Record<string, Command> = {
     const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
     return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
   },
+  'account list': async (stores) => {
+    const accounts = await stores.accounts.list();
+    return {
+      data: accounts
+        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.accountId < b.accountId ? -1 : 1))
+        .map((account) => ({
+          account_id: account.accountId,
+          plan: account.plan,
+          status: account.status,
+          env: account.env,
+          created_at: account.createdAt,
+          remaining_requests: account.allowance.remaining,
+          additional_requests: account.allowance.additional,
+        })),
+    };
+  },
   'account suspend': async (stores, { values }) => {
     const accountId = required(values, 'account');
     await suspendAccount(accountId, stores);
@@ -47,7 +81,12 @@ const commands: Record<string, Command> = {
     const key = await issueApiKey(accountId, { ...stores, clock: systemClock });
     return { account_id: accountId, api_key: key.apiKey, key_id: key.keyId };
   },
+  'key list': async (stores, { values }) => {
+    return { data: await listApiKeys(required(values, 'account'), stores) };
+  },
   'key revoke': async (stores, { values }) => {
+    if (values.key && values['key-id']) throw new UsageError('give --key or --key-id, not both');
+    if (values['key-id']) return { revoked: true, ...(await revokeApiKeyById(values['key-id'], stores)) };
     await revokeApiKey(required(values, 'key'), stores);
     return { revoked: true };
   },
@@ -57,9 +96,16 @@ const commands: Record<string, Command> = {
     const domain = await addDomain(name, stores);
     return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
   },
+  'domain disable': async (stores, { positionals }) => {
+    const name = positionals[0];
+    if (!name) throw new UsageError('domain disable needs a NAME');
+    const domain = await disableDomain(name, stores);
+    return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
+  },
   'domain list': async (stores) => {
     return { data: await registeredDomains(stores) };
   },
+  'mail redrive': async (stores, { environment }) => redriveMail(stores, environment),
   'allowance grant': async (stores, { values }) => {
     const accountId = required(values, 'account');
     const requests = Number(required(values, 'requests'));
@@ -67,6 +113,23 @@ const commands: Record<string, Command> = {
     return { account_id: accountId, ...(await readUsage(accountId, stores)) };
   },
 };
+
+/** Mail redrive: the stack's dead-letter queue and bucket, the stores, the contract's message lifetime. */
+async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv) {
+  const queueUrl = environment.DEAD_LETTER_QUEUE_URL;
+  const bucket = environment.BLOB_BUCKET;
+  if (!queueUrl || !bucket) {
+    throw new UsageError('mail redrive runs against AWS: give --stack NAME (or DEAD_LETTER_QUEUE_URL and BLOB_BUCKET)');
+  }
+  return redriveDeadLetters({
+    ...stores,
+    blobs: new S3BlobStore(new S3Client({}), bucket),
+    queue: new SqsDeadLetterQueue(new SQSClient({}), queueUrl),
+    clock: systemClock,
+    logger: jsonLogger('warn', (line) => process.stderr.write(`${line}\n`)),
+    messageTtlSeconds: messageLifetimeSeconds,
+  });
+}
 
 function required(values: Args['values'], name: string): string {
   const value = values[name];
@@ -86,6 +149,8 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
         env: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
+        'key-id': { type: 'string' },
+        stack: { type: 'string' },
         requests: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -100,11 +165,12 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
     process.stderr.write(`${usage}\n`);
     return parsed.values.help ? 0 : 2;
   }
-  const { help: _help, ...values } = parsed.values;
+  const { help: _help, stack, ...values } = parsed.values;
   let connection;
   try {
-    connection = await connect(environment);
-    const result = await command(connection.stores, { positionals, values, environment });
+    const target = stack ? { ...environment, ...(await stackEnvironment(stack)) } : environment;
+    connection = await connect(target);
+    const result = await command(connection.stores, { positionals, values, environment: target });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  EndpointType,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -10,7 +11,12 @@ import {
   RestApi,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
@@ -23,7 +29,16 @@ export interface ApiProps {
   /** The stage name; also the environment keys are bound to. */
   stage: string;
   environment: Record<string, string>;
+  /** The HMAC secret of list cursors: readable only by the routes that sign or read cursors. */
+  cursorSecret: ISecret;
+  /** A regional WAF web ACL to associate with the API stage, when the deployer has one. */
+  webAclArn?: string;
+  /** A custom domain name for the API, with its regional ACM certificate and, optionally, the zone to alias it in. */
+  customDomain?: { domainName: string; certificateArn: string; hostedZone?: { zoneId: string; zoneName: string } };
 }
+
+/** The routes that sign or read list cursors, and so read the cursor secret. */
+export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages']);
 
 const apiRoot = join(__dirname, '..', 'lambdas', 'api');
 
@@ -48,6 +63,8 @@ export class Api extends Construct {
       description: 'Receive-only temporary email API',
       // File bodies (raw sources, attachments) leave the functions base64-encoded.
       binaryMediaTypes: ['*/*'],
+      // Clients reach it directly; an edge-optimized endpoint would add a CloudFront hop nobody configured.
+      endpointTypes: [EndpointType.REGIONAL],
       cloudWatchRole: true,
       deployOptions: {
         stageName: props.stage,
@@ -83,7 +100,7 @@ export class Api extends Construct {
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
     });
     props.storage.tables.apiKeys.grantReadData(this.authorizerFunction);
-    props.storage.tables.accounts.grantReadWriteData(this.authorizerFunction);
+    grantAllowance(props.storage, this.authorizerFunction);
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
       // Never the Authorization header: the gateway would answer its absence with its own 401.
@@ -95,12 +112,15 @@ export class Api extends Construct {
     for (const route of routes as readonly RouteDefinition[]) {
       const fn = new ServiceFunction(this, `${route.id}Function`, {
         entry: join(apiRoot, 'handlers', `${route.module}.ts`),
-        environment: props.environment,
+        environment: cursorRouteIds.has(route.id)
+          ? { ...props.environment, CURSOR_SECRET_ARN: props.cursorSecret.secretArn }
+          : props.environment,
         description: `${route.method} ${route.path}`,
         // A streamed file of tens of MB takes longer than a JSON answer.
         ...(route.stream ? { timeout: Duration.minutes(2) } : {}),
       });
       grantRoute(route, fn, props.storage);
+      if (cursorRouteIds.has(route.id)) props.cursorSecret.grantRead(fn);
       const integration = new LambdaIntegration(fn, {
         // File bodies stream: a buffered Lambda proxy response is capped near 6 MB.
         ...(route.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(2) } : {}),
@@ -110,10 +130,21 @@ export class Api extends Construct {
     }
     this.routeFunctions = routeFunctions;
 
+    if (props.webAclArn) {
+      new CfnWebACLAssociation(this, 'WebAcl', {
+        resourceArn: this.restApi.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    } else {
+      Validations.of(this.restApi).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: 'No webAclArn was given; the service enforces per-key and per-account windows itself.',
+      });
+    }
+    if (props.customDomain) this.addCustomDomain(props.customDomain);
+
     Validations.of(this.restApi).acknowledge(
         { id: 'AwsSolutions-APIG2', reason: 'Every route validates its own input with zod and answers in the contract error shape.' },
-        { id: 'AwsSolutions-APIG3', reason: 'WAF is the deployer\'s choice; the service enforces per-key and per-account windows itself.' },
-        { id: 'AwsSolutions-APIG4', reason: 'Every method has the custom REQUEST authorizer; the finding misreads it.' },
         { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys through the custom authorizer, not Cognito.' },
         {
           id: 'AwsSolutions-APIG6',
@@ -126,6 +157,25 @@ export class Api extends Construct {
     );
   }
 
+  private addCustomDomain(domain: NonNullable<ApiProps['customDomain']>): void {
+    const name = this.restApi.addDomainName('CustomDomain', {
+      domainName: domain.domainName,
+      certificate: Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
+      endpointType: EndpointType.REGIONAL,
+    });
+    if (domain.hostedZone) {
+      const zone = HostedZone.fromHostedZoneAttributes(this, 'DomainZone', {
+        hostedZoneId: domain.hostedZone.zoneId,
+        zoneName: domain.hostedZone.zoneName,
+      });
+      new ARecord(this, 'DomainAlias', {
+        zone,
+        recordName: `${domain.domainName}.`,
+        target: RecordTarget.fromAlias(new ApiGatewayDomain(name)),
+      });
+    }
+  }
+
   private resourceFor(path: string): IResource {
     return path
       .split('/')
@@ -134,10 +184,18 @@ export class Api extends Construct {
   }
 }
 
-/** Each route reaches what it needs and no more; every route settles the allowance. */
+/** Reading an account and settling its allowance: two item actions, never a scan or a put. */
+function grantAllowance(storage: Storage, fn: ServiceFunction): void {
+  storage.tables.accounts.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+}
+
+/**
+ * Each route reaches what it needs and no more; every route settles the allowance. Only the raw
+ * source route reads `inbound/`, where SES stores the raw mail.
+ */
 function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storage): void {
   const { tables } = storage;
-  tables.accounts.grantReadWriteData(fn);
+  grantAllowance(storage, fn);
   switch (route.id) {
     case 'listDomains':
       tables.domains.grantReadData(fn);
@@ -157,8 +215,12 @@ function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storag
       storage.acknowledgeIndexAccess(fn, 'messages');
       break;
     case 'getMessage':
-    case 'getMessageSource':
     case 'getAttachment':
+      tables.messages.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'messages');
+      storage.grantBlobs(fn, { read: ['mail/'] });
+      break;
+    case 'getMessageSource':
       tables.messages.grantReadData(fn);
       storage.acknowledgeIndexAccess(fn, 'messages');
       storage.grantBlobs(fn, { read: ['mail/', sesRawPrefix] });

@@ -1,11 +1,19 @@
 import { join } from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
-import { MxRecord, HostedZone } from 'aws-cdk-lib/aws-route53';
-import { ReceiptRuleSet, TlsPolicy } from 'aws-cdk-lib/aws-ses';
-import { Lambda, LambdaInvocationType, S3 } from 'aws-cdk-lib/aws-ses-actions';
+import { CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import {
+  ReceiptRule,
+  ReceiptRuleSet,
+  TlsPolicy,
+  type IReceiptRuleAction,
+  type IReceiptRuleSet,
+  type ReceiptRuleActionConfig,
+} from 'aws-cdk-lib/aws-ses';
+import { Lambda, LambdaInvocationType } from 'aws-cdk-lib/aws-ses-actions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
-import { Construct } from 'constructs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct, type IConstruct } from 'constructs';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
@@ -13,24 +21,42 @@ import type { Storage } from './storage';
 export interface InboundMailProps {
   storage: Storage;
   environment: Record<string, string>;
+  /** The stage: it names this stack's receipt rule, unique in the Region's rule set. */
+  stage: string;
   /** The receiving domains, as the SES rule's recipients. */
   domains: string[];
-  /** A Route 53 zone to write the MX records into, when the deployer gives one. */
-  hostedZone?: { zoneId: string; zoneName: string };
+  /**
+   * An existing receipt rule set to add this stage's rule to (typically the Region's active one,
+   * which the deployer manages). When absent, the Region's active set is adopted, or the shared
+   * set `tempmail-shared` is created and activated when none is active.
+   */
+  receiptRuleSetName?: string;
+  /** Concurrent executions reserved for the parser (default 10); 0 reserves none. */
+  parserReservedConcurrency?: number;
 }
 
 const inboundRoot = join(__dirname, '..', 'lambdas', 'inbound');
 
 /**
- * SES receiving (DESIGN: inbound mail): a receipt rule whose first action is a RequestResponse
- * recipient filter that stops the rule set unless an envelope recipient is active, then the S3
- * action that stores the raw message, then the parser as an Event action with a dead-letter
- * queue. The rule set is made active by a custom resource, since CloudFormation cannot.
+ * Lambda keeps the parser's failed events here. A mail is only worth redriving within its 15
+ * minutes (after that it would be expired at once), and the event carries header fields
+ * (From, Subject), so it is kept one hour: time for the alarm to reach an operator and for a
+ * redrive, and no longer.
+ */
+export const deadLetterRetention = Duration.hours(1);
+
+/**
+ * SES receiving (DESIGN: inbound mail): this stage's receipt rule, whose first action is a
+ * RequestResponse recipient filter that stops the rule set unless an envelope recipient is active
+ * (or the virus scan failed), then the S3 action that stores the raw message, then the parser as
+ * an Event action with a dead-letter queue. The rule lives in the Region's one active rule set,
+ * shared by every stage; the stack never activates another set over it nor deactivates it.
  */
 export class InboundMail extends Construct {
   readonly filterFunction: ServiceFunction;
   readonly parserFunction: ServiceFunction;
   readonly deadLetterQueue: Queue;
+  readonly receiptRule: ReceiptRule;
 
   constructor(scope: Construct, id: string, props: InboundMailProps) {
     super(scope, id);
@@ -45,69 +71,118 @@ export class InboundMail extends Construct {
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.filterFunction);
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: deadLetterRetention,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the parser.',
-    });
+    const reserved = props.parserReservedConcurrency ?? 10;
     this.parserFunction = new ServiceFunction(this, 'Parser', {
       entry: join(inboundRoot, 'ses-parser.ts'),
       environment: props.environment,
       description: 'Parses a received mail into one message per active recipient',
       timeout: Duration.minutes(2),
       memorySize: 1024,
-      options: { deadLetterQueue: this.deadLetterQueue, retryAttempts: 2 },
+      options: {
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: 2,
+        // A burst of inbound mail waits in Lambda's event queue instead of taking the API's concurrency.
+        ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
+      },
     });
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
     tables.messages.grantWriteData(this.parserFunction);
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'] });
 
-    const ruleSet = new ReceiptRuleSet(this, 'RuleSet', {
-      rules: [
-        {
-          recipients: props.domains,
-          scanEnabled: true,
-          tlsPolicy: TlsPolicy.OPTIONAL,
-          actions: [
-            new Lambda({ function: this.filterFunction, invocationType: LambdaInvocationType.REQUEST_RESPONSE }),
-            new S3({ bucket, objectKeyPrefix: sesRawPrefix }),
-            new Lambda({ function: this.parserFunction, invocationType: LambdaInvocationType.EVENT }),
-          ],
-        },
+    const ruleSet = props.receiptRuleSetName
+      ? ReceiptRuleSet.fromReceiptRuleSetName(this, 'RuleSet', props.receiptRuleSetName)
+      : this.regionRuleSet();
+    const receiptRuleName = `tempmail-${props.stage}`;
+    this.receiptRule = new ReceiptRule(this, 'Rule', {
+      ruleSet,
+      receiptRuleName,
+      recipients: props.domains,
+      scanEnabled: true,
+      tlsPolicy: TlsPolicy.OPTIONAL,
+      actions: [
+        new Lambda({ function: this.filterFunction, invocationType: LambdaInvocationType.REQUEST_RESPONSE }),
+        new StoreRawMail(bucket, receiptRuleName),
+        new Lambda({ function: this.parserFunction, invocationType: LambdaInvocationType.EVENT }),
       ],
     });
-    const activation = new AwsCustomResource(this, 'ActivateRuleSet', {
-      onUpdate: {
-        service: 'SES',
-        action: 'setActiveReceiptRuleSet',
-        parameters: { RuleSetName: ruleSet.receiptRuleSetName },
-        physicalResourceId: PhysicalResourceId.of(ruleSet.receiptRuleSetName),
-      },
-      onDelete: { service: 'SES', action: 'setActiveReceiptRuleSet', parameters: {} },
-      policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: AwsCustomResourcePolicy.ANY_RESOURCE }),
-      installLatestAwsSdk: false,
-    });
-    Validations.of(activation).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'ses:SetActiveReceiptRuleSet supports no resource-level permissions.',
-    });
+  }
 
-    if (props.hostedZone) {
-      const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', {
-        hostedZoneId: props.hostedZone.zoneId,
-        zoneName: props.hostedZone.zoneName,
-      });
-      props.domains.forEach((domain, index) => {
-        new MxRecord(this, `Mx${index}`, {
-          zone,
-          recordName: domain,
-          values: [{ priority: 10, hostName: `inbound-smtp.${zone.stack.region}.amazonaws.com` }],
-        });
-      });
-    }
+  /** The Region's active rule set, adopted, or the shared one, created and activated when none is active. */
+  private regionRuleSet(): IReceiptRuleSet {
+    const onEvent = new ServiceFunction(this, 'RuleSetFunction', {
+      entry: join(__dirname, '..', 'lambdas', 'deployment', 'shared-receipt-rule-set.ts'),
+      environment: {},
+      description: 'Finds the active SES receipt rule set, or creates and activates the shared one when none is',
+      timeout: Duration.seconds(30),
+    });
+    onEvent.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:DescribeActiveReceiptRuleSet', 'ses:CreateReceiptRuleSet', 'ses:SetActiveReceiptRuleSet'],
+        resources: ['*'],
+      }),
+    );
+    acknowledge(onEvent, {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'The SES receipt rule set actions support no resource-level permissions.',
+    });
+    const provider = new Provider(this, 'RuleSetProvider', { onEventHandler: onEvent });
+    acknowledge(provider, {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'The custom-resource framework function writes only its own logs.',
+    });
+    acknowledge(provider, {
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(onEvent.node.defaultChild as never)}.Arn>:*]`,
+      reason: 'The framework invokes the one rule-set function, any version of it.',
+    });
+    const resource = new CustomResource(this, 'ActiveRuleSet', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::ActiveReceiptRuleSet',
+    });
+    return ReceiptRuleSet.fromReceiptRuleSetName(this, 'RegionRuleSet', resource.getAttString('RuleSetName'));
+  }
+}
+
+function acknowledge(scope: IConstruct, acknowledgement: { id: string; reason: string }): void {
+  Validations.of(scope).acknowledge(acknowledgement);
+}
+
+/**
+ * The S3 action, with a bucket policy that lets SES write raw mail only under `inbound/`, only
+ * for this account and only from this stage's rule (`aws:SourceArn`), not any rule of the account.
+ */
+class StoreRawMail implements IReceiptRuleAction {
+  constructor(
+    private readonly bucket: IBucket,
+    private readonly ruleName: string,
+  ) {}
+
+  bind(rule: IConstruct): ReceiptRuleActionConfig {
+    const stack = Stack.of(rule);
+    this.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject'],
+        principals: [new ServicePrincipal('ses.amazonaws.com')],
+        resources: [this.bucket.arnForObjects(`${sesRawPrefix}*`)],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'ses',
+              resource: 'receipt-rule-set',
+              resourceName: `*:receipt-rule/${this.ruleName}`,
+            }),
+          },
+        },
+      }),
+    );
+    // SES checks its write permission when the rule is created.
+    const policy = this.bucket.node.tryFindChild('Policy');
+    if (policy) rule.node.addDependency(policy);
+    return { s3Action: { bucketName: this.bucket.bucketName, objectKeyPrefix: sesRawPrefix } };
   }
 }

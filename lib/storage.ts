@@ -11,9 +11,16 @@ import {
   type TableNames,
 } from '../lambdas/adapters/dynamodb/table-definitions';
 
+/** Every table but the messages table can be restored to a point in time. */
+export function keepsRecovery(key: TableKey): boolean {
+  return key !== 'messages';
+}
+
 /**
  * The service's DynamoDB tables, made from the same definitions the local runtime uses: on
- * demand, point-in-time recovery, encrypted, kept when the stack is deleted.
+ * demand, encrypted, kept when the stack is deleted, with point-in-time recovery on every table
+ * but the messages table (contract: messages and their private content expire 15 minutes after
+ * receipt; a restore would bring back deleted messages for up to 35 days).
  */
 export class Storage extends Construct {
   private readonly stack = Stack.of(this);
@@ -31,7 +38,7 @@ export class Storage extends Construct {
         ...(definition.sortKey ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } } : {}),
         ...(definition.ttlAttribute ? { timeToLiveAttribute: definition.ttlAttribute } : {}),
         billing: Billing.onDemand(),
-        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: keepsRecovery(key) },
         encryption: TableEncryptionV2.awsManagedKey(),
         removalPolicy: RemovalPolicy.RETAIN,
         globalSecondaryIndexes: (definition.indexes ?? []).map((index) => ({

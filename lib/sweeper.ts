@@ -9,7 +9,8 @@ import type { Storage } from './storage';
 
 /**
  * The expiry sweeper, every minute: DynamoDB TTL deletes days late and S3 lifecycle works in
- * whole days, so expired messages and their blobs are deleted here within minutes.
+ * whole days, so expired messages and their blobs are deleted here within minutes, and so is raw
+ * mail under `inbound/` that a failed ingest left behind.
  */
 export class Sweeper extends Construct {
   readonly sweeperFunction: ServiceFunction;
@@ -25,7 +26,7 @@ export class Sweeper extends Construct {
     });
     tables.messages.grantReadWriteData(this.sweeperFunction);
     props.storage.acknowledgeIndexAccess(this.sweeperFunction, 'messages');
-    props.storage.grantBlobs(this.sweeperFunction, { delete: ['mail/', sesRawPrefix], list: ['mail/'] });
+    props.storage.grantBlobs(this.sweeperFunction, { delete: ['mail/', sesRawPrefix], list: ['mail/', sesRawPrefix] });
     new Rule(this, 'EveryMinute', {
       schedule: Schedule.rate(Duration.minutes(1)),
       targets: [new LambdaFunction(this.sweeperFunction, { retryAttempts: 0 })],

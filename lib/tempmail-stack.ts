@@ -1,29 +1,54 @@
-import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CfnRule, Fn, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import { Api } from './api';
+import { assertReceivingRegion, assertStageName, sesReceivingRegions } from './deployment-guards';
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
+import { ReceivingDomains } from './receiving-domains';
 import { serviceEnvironment } from './service-environment';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
 
 export interface TempmailStackProps extends StackProps {
-  /** Stage name; API keys are bound to it, so a staging key never authenticates here. */
+  /** Stage name, `[a-z0-9-]{1,16}`; API keys are bound to it, so a staging key never authenticates here. */
   stage: string;
   /** Receiving domains. */
   domains: string[];
-  /** A Route 53 zone for the MX records, when the deployer gives one. */
+  /** A Route 53 zone holding the receiving domains: SES identities, DKIM and MX records are written there. */
   hostedZone?: { zoneId: string; zoneName: string };
   /** Where alarms are mailed, when given. */
   alarmEmail?: string;
+  /** An existing SES receipt rule set to add this stage's rule to; by default the Region's active one. */
+  receiptRuleSetName?: string;
+  /** A regional WAF web ACL for the API stage. */
+  webAclArn?: string;
+  /** A custom domain name for the API (a regional ACM certificate in the stack's Region). */
+  apiDomain?: { domainName: string; certificateArn: string };
+  /** Concurrency reserved for the mail parser (default 10; 0 reserves none, for accounts with a low limit). */
+  parserReservedConcurrency?: number;
 }
 
 /** The whole service in one stack: storage, the API, inbound mail, the sweeper and alarms. */
 export class TempmailStack extends Stack {
   constructor(scope: Construct, id: string, props: TempmailStackProps) {
+    // Before the stack: the stage also names it, and a name CloudFormation refuses would hide why.
+    assertStageName(props.stage);
     super(scope, id, props);
+    assertReceivingRegion(this.region);
+    if (Token.isUnresolved(this.region)) {
+      // Env-agnostic synthesis cannot know the Region: CloudFormation checks it before creating anything.
+      new CfnRule(this, 'ReceivingRegion', {
+        assertions: [
+          {
+            assert: Fn.conditionContains([...sesReceivingRegions], this.region),
+            assertDescription: `SES receives mail only in ${sesReceivingRegions.join(', ')}`,
+          },
+        ],
+      });
+    }
+
     const storage = new Storage(this, 'Storage');
     const cursorSecret = new Secret(this, 'CursorSecret', {
       description: 'HMAC secret of list cursors',
@@ -31,37 +56,54 @@ export class TempmailStack extends Stack {
     });
     Validations.of(cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'Rotating the cursor HMAC secret only invalidates outstanding cursors (valid one hour); rotate by redeploying.',
+      reason:
+        'Rotating the cursor HMAC secret only invalidates outstanding cursors (valid one hour); a new value is read at the next cold start.',
     });
-    const environment = serviceEnvironment({
+    const environment = serviceEnvironment({ storage, stage: props.stage });
+
+    const api = new Api(this, 'Api', {
       storage,
       stage: props.stage,
-      cursorSecret: cursorSecret.secretValue.unsafeUnwrap(),
+      environment,
+      cursorSecret,
+      webAclArn: props.webAclArn,
+      customDomain: props.apiDomain ? { ...props.apiDomain, hostedZone: props.hostedZone } : undefined,
     });
-
-    const api = new Api(this, 'Api', { storage, stage: props.stage, environment });
     const inbound = new InboundMail(this, 'InboundMail', {
       storage,
       environment,
+      stage: props.stage,
       domains: props.domains,
+      receiptRuleSetName: props.receiptRuleSetName,
+      parserReservedConcurrency: props.parserReservedConcurrency,
+    });
+    new ReceivingDomains(this, 'ReceivingDomains', {
+      domains: props.domains,
+      domainsTable: storage.tables.domains,
       hostedZone: props.hostedZone,
     });
-    new Sweeper(this, 'Sweeper', { storage, environment });
+    const sweeper = new Sweeper(this, 'Sweeper', { storage, environment });
     new Monitoring(this, 'Monitoring', {
       restApi: api.restApi,
       authorizer: api.authorizerFunction,
+      routes: [...api.routeFunctions.values()],
+      recipientFilter: inbound.filterFunction,
       parser: inbound.parserFunction,
+      sweeper: sweeper.sweeperFunction,
       deadLetterQueue: inbound.deadLetterQueue,
+      tables: storage.tables,
       alarmEmail: props.alarmEmail,
     });
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-      reason: 'The CDK custom-resource provider (rule set activation) writes only its own logs.',
+      reason: 'The CDK custom-resource provider (seeding the domains table) writes only its own logs.',
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
+    new CfnOutput(this, 'Stage', { value: props.stage, description: 'TEMPMAIL_ENV' });
     new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: 'BLOB_BUCKET' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: inbound.deadLetterQueue.queueUrl, description: 'DEAD_LETTER_QUEUE_URL' });
     for (const key of tableKeys) {
       // Named as the operator CLI reads them from its environment, e.g. API_KEYS_TABLE.
       new CfnOutput(this, tableEnvironmentName(key).replace(/_/g, ''), {

@@ -1,17 +1,21 @@
 import * as z from 'zod/mini';
+import { environmentPattern } from '../core/api-keys';
 import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
 import { createServices, type ApiServices } from './services';
 
 /** The Lambda functions' environment, as the CDK stack sets it. */
 const lambdaEnvironment = z.object({
-  TEMPMAIL_ENV: z.string().check(z.regex(/^[a-z0-9-]{1,16}$/)),
-  CURSOR_SECRET: z.string().check(z.minLength(32)),
+  TEMPMAIL_ENV: z.string().check(z.regex(environmentPattern)),
   LOG_LEVEL: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
 });
 
 let services: ApiServices | undefined;
 
-/** The Lambda runtime's composition root: reads and validates the environment once per cold start. */
+/**
+ * The Lambda runtime's composition root: reads and validates the environment once per cold start.
+ * The cursor secret is not in the environment: the routes that need it read it from Secrets
+ * Manager (composition/cursor-secret.ts); any other function that touched it would fail loudly.
+ */
 export function lambdaServices(): ApiServices {
   if (services) return services;
   const env = z.parse(lambdaEnvironment, process.env);
@@ -20,8 +24,14 @@ export function lambdaServices(): ApiServices {
   services = createServices({
     env: env.TEMPMAIL_ENV,
     tableNames,
-    cursorSecret: env.CURSOR_SECRET,
+    cursorSecret: '',
     logLevel: env.LOG_LEVEL,
+  });
+  Object.defineProperty(services, 'cursorSecret', {
+    enumerable: false,
+    get() {
+      throw new Error('this function was not given the cursor secret');
+    },
   });
   return services;
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
 import { InvalidRequest, NotFound } from './errors';
 import { newId } from './ids';
-import type { AccountStore, ApiKeyStore } from './ports';
+import type { AccountStore, ApiKeyStatus, ApiKeyStore } from './ports';
 
 /** Environment names a key can be bound to: `local`, `staging`, `prod`… */
 export const environmentPattern = /^[a-z0-9-]{1,16}$/;
@@ -65,4 +65,35 @@ export async function issueApiKey(
 export async function revokeApiKey(apiKey: string, deps: { keys: ApiKeyStore }): Promise<void> {
   const revoked = await deps.keys.revoke(hashApiKey(apiKey));
   if (!revoked) throw new NotFound();
+}
+
+/** An API key as the operator sees it: never the key, never its hash. */
+export interface ApiKeySummary {
+  key_id: string;
+  account_id: string;
+  env: string;
+  status: ApiKeyStatus;
+  created_at: string;
+}
+
+/** Every key of an account, oldest first (operator CLI `key list`); 404 when the account is absent. */
+export async function listApiKeys(accountId: string, deps: { accounts: AccountStore; keys: ApiKeyStore }): Promise<ApiKeySummary[]> {
+  if (!(await deps.accounts.get(accountId))) throw new NotFound();
+  const records = await deps.keys.listByAccount(accountId);
+  return records
+    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.keyId < b.keyId ? -1 : 1))
+    .map((record) => ({
+      key_id: record.keyId,
+      account_id: record.accountId,
+      env: record.env,
+      status: record.status,
+      created_at: record.createdAt,
+    }));
+}
+
+/** Revokes a key by its id, for the operator who no longer has the clear key (operator CLI `key revoke --key-id`). */
+export async function revokeApiKeyById(keyId: string, deps: { keys: ApiKeyStore }): Promise<ApiKeySummary> {
+  const record = await deps.keys.findById(keyId);
+  if (!record || !(await deps.keys.revoke(record.keyHash))) throw new NotFound();
+  return { key_id: record.keyId, account_id: record.accountId, env: record.env, status: 'revoked', created_at: record.createdAt };
 }

@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import { InvalidRequest } from './errors';
+import { InvalidRequest, NotFound } from './errors';
 import { pageAfter, type Page } from './pagination';
 import type { Domain, DomainStore } from './ports';
 
@@ -26,6 +26,18 @@ export function normalizeDomain(name: string): string {
 /** Registers a receiving domain, enabled for creation and receiving (operator CLI `domain add`). */
 export async function addDomain(name: string, deps: { domains: DomainStore }): Promise<Domain> {
   const domain: Domain = { domain: normalizeDomain(name), createEnabled: true, receiveEnabled: true };
+  await deps.domains.put(domain);
+  return domain;
+}
+
+/**
+ * Turns a domain off for both creation and receiving (operator CLI `domain disable`): no new
+ * address on it, and mail to its addresses is no longer delivered. 404 when it is not registered.
+ */
+export async function disableDomain(name: string, deps: { domains: DomainStore }): Promise<Domain> {
+  const existing = await deps.domains.get(normalizeDomain(name));
+  if (!existing) throw new NotFound();
+  const domain: Domain = { ...existing, createEnabled: false, receiveEnabled: false };
   await deps.domains.put(domain);
   return domain;
 }

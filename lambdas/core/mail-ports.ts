@@ -100,8 +100,11 @@ export interface BlobStore {
   get(key: string, options?: { ifNoneMatch?: string }): Promise<BlobRead | undefined>;
   /** Deletes a blob; an absent one is not an error. */
   delete(key: string): Promise<void>;
-  /** Every key under a prefix, in no particular order. */
-  list(prefix: string): AsyncIterable<string>;
+  /**
+   * Every key under a prefix, in no particular order; with `modifiedBefore`, only the blobs last
+   * written before that moment (the storage's own clock: S3's LastModified, a file's mtime).
+   */
+  list(prefix: string, options?: { modifiedBefore?: Date }): AsyncIterable<string>;
 }
 
 /** Attachment metadata of a message, as stored: the blob key never leaves the service. */

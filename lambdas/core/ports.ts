@@ -33,6 +33,8 @@ export interface AccountStore {
   get(accountId: string): Promise<Account | undefined>;
   /** Sets the status; false when the account does not exist. */
   setStatus(accountId: string, status: AccountStatus): Promise<boolean>;
+  /** Every account, in no particular order: a full read, for the operator only. */
+  list(): Promise<Account[]>;
 }
 
 /** One request's admission: the short-window counters it counts against, and whether it is charged. */
@@ -83,6 +85,10 @@ export interface ApiKeyStore {
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   /** Marks the key revoked; false when no such key exists. */
   revoke(keyHash: string): Promise<boolean>;
+  /** Every key of an account, in no particular order: a full read, for the operator only. */
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
+  /** The key with this id (`key_…`), when there is one: a full read, for the operator only. */
+  findById(keyId: string): Promise<ApiKeyRecord | undefined>;
 }
 
 /** A hostname on which addresses can be created and received. */

@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock';
 import { mailIdTime } from '../core/ids';
 import type { Logger } from '../core/logger';
 import type { BlobStore, MessageRecord, MessageStore } from '../core/mail-ports';
+import { sesRawPrefix } from './ses-events';
 
 export interface SweepDeps {
   messages: MessageStore;
@@ -21,7 +22,8 @@ const orphanGraceMs = 10 * 60 * 1000;
  * a sweeper deletes expired blobs within minutes). Expired messages are found through the expiry
  * index; their blobs go first and their items last, so a crash in between leaves only expired
  * items that the next sweep finishes. Blobs of mail that never became messages are aged out by
- * the receipt time in their mail id.
+ * the receipt time in their mail id; raw mail SES stored under `inbound/` (named by SES's message
+ * id, which carries no time) by the time the storage wrote it.
  */
 export async function sweepExpired(deps: SweepDeps): Promise<{ messages: number; mails: number; orphans: number }> {
   const now = deps.clock.now();
@@ -47,7 +49,11 @@ async function deletePrefix(prefix: string, blobs: BlobStore): Promise<void> {
   for (const key of keys) await blobs.delete(key);
 }
 
-/** Blobs under `mail/` whose mail was received longer ago than a message lives, plus a grace. */
+/**
+ * Blobs whose mail was received longer ago than a message lives, plus a grace: under `mail/` by
+ * the time in the mail id; under `inbound/` (a failed or dead-lettered ingest in AWS; a delivered
+ * mail's raw object is gone with its messages already) by the time the object was written.
+ */
 async function deleteOrphans(now: Date, deps: SweepDeps): Promise<number> {
   const cutoff = now.getTime() - deps.messageTtlSeconds * 1000 - orphanGraceMs;
   const stale: string[] = [];
@@ -55,6 +61,7 @@ async function deleteOrphans(now: Date, deps: SweepDeps): Promise<number> {
     const received = mailIdTime(key.split('/')[1] ?? '');
     if (received !== undefined && received < cutoff) stale.push(key);
   }
+  for await (const key of deps.blobs.list(sesRawPrefix, { modifiedBefore: new Date(cutoff) })) stale.push(key);
   for (const key of stale) await deps.blobs.delete(key);
   return stale.length;
 }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,10 @@ import { startTestService, type TestService } from '../support/local-service';
 const projectRoot = join(__dirname, '..', '..');
 let service: TestService;
 let outDir: string;
+/** Stands in for Secrets Manager on loopback: records each GetSecretValue and answers with the cursor secret. */
+let secretsManager: Server;
+const secretReads: { target: string; secretId: string }[] = [];
+const cursorSecretArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:CursorSecret-AbCdEf';
 
 /** Bundles an entry exactly as the stack does. */
 async function bundle(name: string, entry: string): Promise<string> {
@@ -63,7 +69,8 @@ async function invoke(authorizer: string, route: string, key: string, path: stri
       AWS_ENDPOINT_URL_DYNAMODB: service.runtime.dynamodbEndpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       TEMPMAIL_ENV: 'local',
-      CURSOR_SECRET: 'test-cursor-secret-0123456789abcdef',
+      CURSOR_SECRET_ARN: cursorSecretArn,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: `http://127.0.0.1:${(secretsManager.address() as AddressInfo).port}`,
       LOG_LEVEL: 'silent',
       ...Object.fromEntries(tableKeys.map((k) => [tableEnvironmentName(k), tables[k]])),
     },
@@ -77,10 +84,21 @@ async function invoke(authorizer: string, route: string, key: string, path: stri
 }
 
 beforeAll(async () => {
+  secretsManager = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      secretReads.push({ target: String(request.headers['x-amz-target']), secretId: JSON.parse(body).SecretId });
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify({ ARN: cursorSecretArn, Name: 'CursorSecret', SecretString: 'bundle-check-cursor-secret-0123456789abcdef' }));
+    });
+  });
+  await new Promise<void>((resolve) => secretsManager.listen(0, '127.0.0.1', resolve));
   service = await startTestService();
   outDir = mkdtempSync(join(tmpdir(), 'tempmail-bundles-'));
 }, 60_000);
 afterAll(async () => {
+  secretsManager.close();
   await service.close();
   rmSync(outDir, { recursive: true, force: true });
 });
@@ -99,6 +117,8 @@ describe('the bundles that ship', () => {
     ]);
     expect(response.headers['X-Request-Id']).toBe('req_bundle-check-0000000001');
     expect(await service.remaining(accountId)).toBe(99);
+    // The cursor route read its secret from Secrets Manager, once, by the ARN the stack gives it.
+    expect(secretReads).toEqual([{ target: 'secretsmanager.GetSecretValue', secretId: cursorSecretArn }]);
   }, 60_000);
 
   it('refuse an unknown key with 401 from the bundled pipeline', async () => {

@@ -26,6 +26,15 @@ beforeAll(() => {
 const resources = (type: string): Resource[] => Object.values(template.findResources(type)) as Resource[];
 const policies = () => resources('AWS::IAM::Policy');
 const statementsOf = (policy: Resource): any[] => policy.Properties.PolicyDocument.Statement;
+const policyOf = (functionLogicalIdPrefix: string) =>
+  policies().filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(functionLogicalIdPrefix)));
+const tablesTouched = (prefix: string, action: string) =>
+  policyOf(prefix)
+    .flatMap(statementsOf)
+    .filter((statement) => [statement.Action].flat().includes(action))
+    .flatMap((statement) => [statement.Resource].flat())
+    .map((resource) => JSON.stringify(resource).match(/Storage(\w+?)Table/)?.[1])
+    .filter(Boolean);
 
 describe('the stack, checked by cdk-nag (AwsSolutions)', () => {
   it('synthesizes with no unacknowledged finding', () => {
@@ -42,17 +51,34 @@ describe('the stack, checked by cdk-nag (AwsSolutions)', () => {
 });
 
 describe('storage', () => {
-  it('makes every table on demand, with point-in-time recovery, encrypted, retained, TTL where defined', () => {
+  it('makes every table on demand, encrypted, retained, TTL where defined', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     expect(tables).toHaveLength(tableKeys.length);
     for (const table of tables) {
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
-      expect(table.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
       expect(table.DeletionPolicy).toBe('Retain');
     }
     const withTtl = Object.values(tableDefinitions).filter((definition) => 'ttlAttribute' in definition).length;
     expect(tables.filter((table) => table.Properties.TimeToLiveSpecification?.Enabled === true)).toHaveLength(withTtl);
+  });
+
+  it('keeps point-in-time recovery for every table but the messages table, whose content expires in 15 minutes', () => {
+    const recovery = Object.fromEntries(
+      Object.entries(template.findResources('AWS::DynamoDB::GlobalTable')).map(([logicalId, table]) => [
+        logicalId.match(/^Storage(\w+?)Table/)![1],
+        table.Properties.Replicas[0].PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled,
+      ]),
+    );
+    expect(recovery).toEqual({
+      accounts: true,
+      apiKeys: true,
+      domains: true,
+      emails: true,
+      addresses: true,
+      idempotency: true,
+      messages: false,
+    });
   });
 
   it('blocks all public access to the bucket, encrypts it, expires objects after a day', () => {
@@ -155,6 +181,28 @@ describe('functions', () => {
     }
   });
 
+  it('puts the cursor secret in no environment, and lets only the cursor routes read it from Secrets Manager', () => {
+    const all = resources('AWS::Lambda::Function');
+    for (const fn of all) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty('CURSOR_SECRET');
+    const withArn = all.filter((fn) => fn.Properties.Environment?.Variables?.CURSOR_SECRET_ARN);
+    expect(withArn.map((fn) => fn.Properties.Description).sort()).toEqual(['GET /v1/domains', 'GET /v1/emails/{email_id}/messages']);
+    for (const fn of withArn) expect(fn.Properties.Environment.Variables.CURSOR_SECRET_ARN).toEqual({ Ref: expect.stringMatching(/^CursorSecret/) });
+    const readers = policies().filter((policy) =>
+      statementsOf(policy).some((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue')),
+    );
+    expect(readers.map((policy) => (policy.Properties.Roles as { Ref: string }[])[0]!.Ref).sort()).toEqual([
+      expect.stringMatching(/^ApilistDomainsFunction/),
+      expect.stringMatching(/^ApilistMessagesFunction/),
+    ]);
+  });
+
+  it('reserves concurrency for the parser, so a burst of inbound mail cannot starve the API', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('Parses a received mail'),
+      ReservedConcurrentExecutions: 10,
+    });
+  });
+
   it('grants no data-plane action on a "*" resource', () => {
     for (const policy of policies()) {
       for (const statement of statementsOf(policy)) {
@@ -166,21 +214,37 @@ describe('functions', () => {
   });
 
   it('limits each route to its own tables: reads never write, and only create touches the address registry', () => {
-    const policyOf = (functionLogicalIdPrefix: string) =>
-      policies().filter((policy) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(functionLogicalIdPrefix)));
-    const tablesTouched = (prefix: string, action: string) =>
-      policyOf(prefix)
-        .flatMap(statementsOf)
-        .filter((statement) => [statement.Action].flat().includes(action))
-        .flatMap((statement) => [statement.Resource].flat())
-        .map((resource) => JSON.stringify(resource).match(/Storage(\w+?)Table/)?.[1])
-        .filter(Boolean);
-    expect(new Set(tablesTouched('ApigetEmailFunction', 'dynamodb:PutItem'))).toEqual(new Set(['accounts']));
+    expect(new Set(tablesTouched('ApigetEmailFunction', 'dynamodb:PutItem'))).toEqual(new Set());
     expect(new Set(tablesTouched('ApicreateEmailFunction', 'dynamodb:PutItem'))).toEqual(
-      new Set(['accounts', 'emails', 'addresses', 'idempotency']),
+      new Set(['emails', 'addresses', 'idempotency']),
     );
     expect(new Set(tablesTouched('ApilistDomainsFunction', 'dynamodb:GetItem'))).toEqual(new Set(['accounts', 'domains']));
     expect(tablesTouched('ApiAuthorizerFunction', 'dynamodb:GetItem').sort()).toEqual(['accounts', 'apiKeys']);
+  });
+
+  it('lets the authorizer and the routes only get and update an account, never put, delete, query or scan', () => {
+    const accountActions = (prefix: string) =>
+      new Set(
+        policyOf(prefix)
+          .flatMap(statementsOf)
+          .filter((statement) => [statement.Resource].flat().some((resource) => JSON.stringify(resource).includes('StorageaccountsTable')))
+          .flatMap((statement) => [statement.Action].flat()),
+      );
+    for (const prefix of ['ApiAuthorizerFunction', ...routes.map((route) => `Api${route.id}Function`)]) {
+      expect(accountActions(prefix)).toEqual(new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem']));
+    }
+  });
+
+  it('gives inbound/ (raw mail stored by SES) only to the raw source route, the parser and the sweeper', () => {
+    const readsInbound = (prefix: string) =>
+      policyOf(prefix)
+        .flatMap(statementsOf)
+        .some((statement) => JSON.stringify(statement.Resource).includes('/inbound/*'));
+    expect(readsInbound('ApigetMessageSourceFunction')).toBe(true);
+    expect(readsInbound('ApigetMessageFunction')).toBe(false);
+    expect(readsInbound('ApigetAttachmentFunction')).toBe(false);
+    expect(readsInbound('InboundMailParser')).toBe(true);
+    expect(readsInbound('SweeperFunction')).toBe(true);
   });
 
   it('gives the parser a dead-letter queue and retries', () => {
@@ -193,9 +257,10 @@ describe('functions', () => {
 });
 
 describe('inbound mail', () => {
-  it('filters recipients first, stores the raw message, then parses it, for the configured domains', () => {
+  it('filters recipients (and failed virus scans) first, stores the raw message, then parses it, for the configured domains', () => {
     const rule = resources('AWS::SES::ReceiptRule')[0]!;
     expect(rule.Properties.Rule.Recipients).toEqual(['mail.example.test', 'inbox.example.test']);
+    expect(rule.Properties.Rule.ScanEnabled).toBe(true);
     const actions = rule.Properties.Rule.Actions as Record<string, any>[];
     expect(actions.map((action) => Object.keys(action)[0])).toEqual(['LambdaAction', 'S3Action', 'LambdaAction']);
     expect(actions[0]!.LambdaAction.InvocationType).toBe('RequestResponse');
@@ -203,19 +268,84 @@ describe('inbound mail', () => {
     expect(actions[2]!.LambdaAction.InvocationType).toBe('Event');
   });
 
-  it('activates the rule set and writes MX records when a zone is given', () => {
-    expect(resources('Custom::AWS')).toHaveLength(1);
-    template.resourceCountIs('AWS::Route53::RecordSet', 2);
-    template.hasResourceProperties('AWS::Route53::RecordSet', { Type: 'MX' });
+  it("lets SES write raw mail only from this stage's rule (aws:SourceArn) and this account", () => {
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'ses.amazonaws.com' },
+            Action: 's3:PutObject',
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp(':receipt-rule-set/\\*:receipt-rule/tempmail-test$')])],
+                },
+              },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('keeps dead-lettered SES events one hour, long enough to redrive mail that has not expired', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 3600 });
+  });
+
+  it('seeds the domains table with each domain, never overwriting an existing row', () => {
+    const seeds = resources('Custom::AWS').filter((resource) => JSON.stringify(resource.Properties.Create).includes('putItem'));
+    expect(seeds).toHaveLength(2);
+    const call = JSON.parse(JSON.stringify(seeds[0]!.Properties.Create['Fn::Join'][1]).replace(/\{[^{}]*"Ref"[^{}]*\}/g, '"TABLE"'));
+    expect(call.join('')).toContain('"ConditionExpression":"attribute_not_exists(#domain)"');
+    expect(call.join('')).toContain('"Item":{"domain":{"S":"mail.example.test"},"create_enabled":{"BOOL":true},"receive_enabled":{"BOOL":true}}');
+  });
+
+  it('creates each domain identity with its DKIM records and the MX record when a zone is given', () => {
+    template.resourceCountIs('AWS::SES::EmailIdentity', 2);
+    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail.example.test' });
+    const records = resources('AWS::Route53::RecordSet');
+    expect(records.filter((record) => record.Properties.Type === 'CNAME')).toHaveLength(6);
+    const mx = records.filter((record) => record.Properties.Type === 'MX');
+    expect(mx.map((record) => record.Properties.Name)).toEqual(['mail.example.test.', 'inbox.example.test.']);
   });
 
   it('sweeps every minute', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
   });
+});
 
-  it('alarms on 5xx rate, authorizer errors, parser failures and dead letters, mailed to the operator', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+describe('monitoring', () => {
+  it('alarms on the 5xx rate, every failing function, throttles, DynamoDB faults and dead letters, mailed to the operator', () => {
+    const alarms = Object.keys(template.findResources('AWS::CloudWatch::Alarm')).map((id) => id.replace(/^Monitoring|[0-9A-F]{8}$/g, ''));
+    expect(alarms).toEqual(
+      expect.arrayContaining([
+        'ServerErrorRate',
+        'AuthorizerErrors',
+        'RecipientFilterErrors',
+        'ParserErrors',
+        'SweeperErrors',
+        'DeadLetters',
+        'LambdaThrottles1',
+        'LambdaThrottles2',
+        ...tableKeys.map((key) => `Table${key}Faults`),
+      ]),
+    );
+    for (const alarm of resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.test' });
+  });
+
+  it('counts the throttles of every function of the service', () => {
+    const throttled = resources('AWS::CloudWatch::Alarm')
+      .flatMap((alarm) => alarm.Properties.Metrics ?? [])
+      .filter((query: any) => query.MetricStat?.Metric.MetricName === 'Throttles');
+    expect(throttled).toHaveLength(routes.length + 4);
+  });
+});
+
+describe('the API endpoint', () => {
+  it('is REGIONAL', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
   });
 });
 
@@ -223,8 +353,14 @@ describe('outputs', () => {
   it('gives what the operator CLI needs', () => {
     template.hasOutput('ApiUrl', {});
     template.hasOutput('MailBucket', { Description: 'BLOB_BUCKET' });
+    template.hasOutput('DeadLetterQueueUrl', { Description: 'DEAD_LETTER_QUEUE_URL' });
+    template.hasOutput('Stage', { Description: 'TEMPMAIL_ENV', Value: 'test' });
     for (const key of tableKeys) {
       template.hasOutput(tableEnvironmentName(key).replace(/_/g, ''), { Description: tableEnvironmentName(key) });
     }
+  });
+
+  it('says nothing about notification when alarms are mailed', () => {
+    expect(Object.keys(template.findOutputs('*')).filter((id) => id.includes('AlarmNotification'))).toEqual([]);
   });
 });

@@ -2,7 +2,10 @@ import { json } from '../support/json';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
 import { runAdmin } from '../../cli/admin';
+import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { startTestService } from '../support/local-service';
 
 /** Runs the CLI in-process and captures what it prints. */
@@ -92,6 +95,8 @@ describe('operator CLI with no service running', () => {
     [['domain', 'add'], 2, 'domain add needs a NAME'],
     [['frobnicate'], 2, 'Usage: admin'],
     [['account', 'create', '--bogus'], 2, "Unknown option '--bogus'"],
+    [['mail', 'redrive'], 2, 'mail redrive runs against AWS'],
+    [['key', 'revoke', '--key', 'tm_local_x', '--key-id', 'key_x'], 2, 'give --key or --key-id, not both'],
   ])('explains a usage error: %j', async (args, code, message) => {
     const result = await admin(args, { DATA_DIR: dataDir });
     expect(result.code).toBe(code);
@@ -104,11 +109,95 @@ describe('operator CLI with no service running', () => {
     [['allowance', 'grant', '--account', 'acc_missing', '--requests', '0'], 'invalid_request'],
     [['key', 'revoke', '--key', 'tm_local_nope'], 'resource_not_found'],
     [['account', 'suspend', '--account', 'acc_missing'], 'resource_not_found'],
+    [['key', 'revoke', '--key-id', 'key_missing'], 'resource_not_found'],
+    [['key', 'list', '--account', 'acc_missing'], 'resource_not_found'],
+    [['domain', 'disable', 'absent.example.test'], 'resource_not_found'],
     [['domain', 'add', 'not a domain'], 'invalid_request'],
     [['account', 'create', '--plan', 'free', '--env', 'Bad_Env'], 'invalid_request'],
   ])('answers a failed command with a JSON error and exit 1: %j', async (args, code) => {
     const result = await admin(args, { DATA_DIR: dataDir });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stderr)).toEqual({ error: { code, message: expect.any(String) } });
+  });
+});
+
+describe('operator CLI against a deployed stack (--stack)', () => {
+  const cloudFormation = mockClient(CloudFormationClient);
+  afterEach(() => cloudFormation.reset());
+
+  /** The outputs the stack declares, naming this test's dynalite tables (DynamoDB is reached through DYNAMODB_ENDPOINT). */
+  function stackOutputs(stage: string) {
+    const tables = localTableNames();
+    return [
+      { OutputKey: 'ApiUrl', OutputValue: 'https://example.execute-api.us-east-1.amazonaws.com/prod/' },
+      { OutputKey: 'Stage', OutputValue: stage, Description: 'TEMPMAIL_ENV' },
+      ...tableKeys.map((key) => ({
+        OutputKey: tableEnvironmentName(key).replace(/_/g, ''),
+        OutputValue: tables[key],
+        Description: tableEnvironmentName(key),
+      })),
+    ];
+  }
+
+  it('reads the seven table names from the stack, and lists, revokes by key id and disables domains', async () => {
+    const service = await startTestService({ dataDir });
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [{ StackName: 'Tempmail-local', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: stackOutputs('local') }],
+    });
+    const env = { DYNAMODB_ENDPOINT: service.runtime.dynamodbEndpoint, AWS_REGION: 'us-east-1' };
+    const cli = (args: string[]) => admin(['--stack', 'Tempmail-local', ...args], env);
+    try {
+      // --env defaults to the stack's stage, so the key authenticates against that stage.
+      const opened = (await cli(['account', 'create', '--plan', 'free'])).json();
+      expect(opened.env).toBe('local');
+      expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]!.args[0].input).toEqual({ StackName: 'Tempmail-local' });
+      const second = (await cli(['key', 'create', '--account', opened.account_id])).json();
+
+      const accounts = (await cli(['account', 'list'])).json().data;
+      expect(accounts).toContainEqual({
+        account_id: opened.account_id,
+        plan: 'free',
+        status: 'active',
+        env: 'local',
+        created_at: expect.any(String),
+        remaining_requests: 100,
+        additional_requests: 0,
+      });
+
+      const listed = await cli(['key', 'list', '--account', opened.account_id]);
+      expect(listed.json().data.map((key: { key_id: string; status: string }) => [key.key_id, key.status]).sort()).toEqual(
+        [[opened.key_id, 'active'], [second.key_id, 'active']].sort(),
+      );
+      expect(listed.stdout).not.toContain(opened.api_key);
+      expect(listed.stdout).not.toMatch(/key_hash|[0-9a-f]{64}/);
+
+      const revoked = (await cli(['key', 'revoke', '--key-id', opened.key_id])).json();
+      expect(revoked).toMatchObject({ revoked: true, key_id: opened.key_id, account_id: opened.account_id, status: 'revoked' });
+      expect((await service.request('/v1/usage', { key: opened.api_key })).status).toBe(401);
+      expect((await service.request('/v1/usage', { key: second.api_key })).status).toBe(200);
+
+      expect((await cli(['domain', 'disable', 'TEMPMAIL.localhost'])).json()).toEqual({
+        domain: 'tempmail.localhost',
+        create_enabled: false,
+        receive_enabled: false,
+      });
+      const domains = await json(await service.request('/v1/domains', { key: second.api_key }));
+      expect(domains.data).toEqual([{ domain: 'tempmail.localhost', create_enabled: false, receive_enabled: false }]);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('says which stack it could not read, and touches nothing', async () => {
+    cloudFormation.on(DescribeStacksCommand).rejects(Object.assign(new Error('Stack with id Nope does not exist'), { name: 'ValidationError' }));
+    const result = await admin(['--stack', 'Nope', 'account', 'list'], { AWS_REGION: 'us-east-1' });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error.message).toContain('Stack with id Nope does not exist');
+  });
+
+  it('refuses a partial set of table variables, naming the missing ones', async () => {
+    const result = await admin(['account', 'list'], { ACCOUNTS_TABLE: 'a', API_KEYS_TABLE: 'b', DOMAINS_TABLE: 'c' });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error.message).toContain('EMAILS_TABLE, ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE');
   });
 });

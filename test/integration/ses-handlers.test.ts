@@ -11,12 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-function sesEvent(messageId: string, recipients: string[]): SesReceiptEvent {
-  return {
-    Records: [
-      { ses: { mail: { messageId, timestamp: service.clock.now().toISOString() }, receipt: { recipients } } },
-    ],
+function sesEvent(messageId: string, recipients: string[], verdicts: { virus?: string; spam?: string } = {}): SesReceiptEvent {
+  const receipt = {
+    recipients,
+    ...(verdicts.virus ? { virusVerdict: { status: verdicts.virus } } : {}),
+    ...(verdicts.spam ? { spamVerdict: { status: verdicts.spam } } : {}),
   };
+  return { Records: [{ ses: { mail: { messageId, timestamp: service.clock.now().toISOString() }, receipt } }] };
 }
 
 describe('the SES receipt rule functions, over the same stores', () => {
@@ -28,6 +29,15 @@ describe('the SES receipt rule functions, over the same stores', () => {
       disposition: 'STOP_RULE_SET',
     });
     expect(await filter(sesEvent('a2', ['nobody@tempmail.localhost', email.address]))).toEqual({ disposition: 'CONTINUE' });
+  });
+
+  it('drops a mail whose virus scan failed, and lets spam-looking mail through', async () => {
+    const { apiKey } = await service.account();
+    const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-verdicts' }))).data;
+    const filter = createRecipientFilter(() => service.runtime.services);
+    expect(await filter(sesEvent('v1', [email.address], { virus: 'FAIL', spam: 'PASS' }))).toEqual({ disposition: 'STOP_RULE_SET' });
+    expect(await filter(sesEvent('v2', [email.address], { virus: 'PASS', spam: 'FAIL' }))).toEqual({ disposition: 'CONTINUE' });
+    expect(await filter(sesEvent('v3', [email.address], { virus: 'GRAY', spam: 'GRAY' }))).toEqual({ disposition: 'CONTINUE' });
   });
 
   it('ingests the raw object SES stored, with the local message lifetime override', async () => {

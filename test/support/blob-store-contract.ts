@@ -132,6 +132,14 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       expect(await collectKeys(store.list('list/none/'))).toEqual([]);
     });
 
+    it('lists only blobs written before a moment, when asked', async () => {
+      await store.put('aged/em_1', Buffer.from('one'));
+      await store.put('aged/em_2', Buffer.from('two'));
+      const hourMs = 60 * 60 * 1000;
+      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(Date.now() + hourMs) }))).toEqual(['aged/em_1', 'aged/em_2']);
+      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(Date.now() - hourMs) }))).toEqual([]);
+    });
+
     it('keeps a key and the keys below it apart', async () => {
       await store.put('nested/em_1', Buffer.from('parent'));
       await store.put('nested/em_1/part', Buffer.from('child'));

@@ -6,11 +6,14 @@ export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {
     put: jest.fn(),
     findByHash: jest.fn(async (_keyHash: string) => options.key),
     revoke: jest.fn(),
+    listByAccount: jest.fn(async (_accountId: string) => (options.key ? [options.key] : [])),
+    findById: jest.fn(async (_keyId: string) => options.key),
   };
   const accounts: jest.Mocked<AccountStore> = {
     create: jest.fn(),
     get: jest.fn(async (_accountId: string) => options.account),
     setStatus: jest.fn(),
+    list: jest.fn(async () => (options.account ? [options.account] : [])),
   };
   const ledger: jest.Mocked<Ledger> = {
     reserve: jest.fn(

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -85,9 +85,17 @@ export class DirectoryBlobStore implements BlobStore {
     await unlink(this.fileOf(key)).catch(ignoreAbsent);
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
+  async *list(prefix: string, options: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
     assertBlobPrefix(prefix);
-    yield* this.walk(prefix.slice(0, prefix.lastIndexOf('/') + 1), prefix);
+    const before = options.modifiedBefore?.getTime();
+    for await (const key of this.walk(prefix.slice(0, prefix.lastIndexOf('/') + 1), prefix)) {
+      if (before === undefined) {
+        yield key;
+        continue;
+      }
+      const written = await stat(this.fileOf(key)).catch(ignoreAbsent);
+      if (written && written.mtimeMs < before) yield key;
+    }
   }
 
   /** Keys under one key folder (`''` or `a/b/`), descending only into folders that can hold matches. */

@@ -95,8 +95,9 @@ export class S3BlobStore implements BlobStore {
     await guardS3(() => this.client.send(command));
   }
 
-  async *list(prefix: string): AsyncIterable<string> {
+  async *list(prefix: string, options: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
     assertBlobPrefix(prefix);
+    const before = options.modifiedBefore?.getTime();
     let token: string | undefined;
     do {
       const command = new ListObjectsV2Command({
@@ -106,7 +107,9 @@ export class S3BlobStore implements BlobStore {
       });
       const page = await guardS3(() => this.client.send(command));
       for (const object of page.Contents ?? []) {
-        if (object.Key !== undefined) yield object.Key.slice(this.keyPrefix.length);
+        if (object.Key === undefined) continue;
+        if (before !== undefined && !(object.LastModified && object.LastModified.getTime() < before)) continue;
+        yield object.Key.slice(this.keyPrefix.length);
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../core/plans';
 import type { Account, AccountStatus, AccountStore, Admission, Allowance, Ledger, ReserveOutcome } from '../../core/ports';
 import { conditionally, guardStorage } from './storage-errors';
@@ -47,6 +47,19 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
   async get(accountId: string): Promise<Account | undefined> {
     const item = await this.getItem(accountId);
     return item ? fromItem(item) : undefined;
+  }
+
+  async list(): Promise<Account[]> {
+    const accounts: Account[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await guardStorage(() =>
+        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+      );
+      accounts.push(...(page.Items ?? []).map((item) => fromItem(item as AccountItem)));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return accounts;
   }
 
   private async getItem(accountId: string): Promise<AccountItem | undefined> {

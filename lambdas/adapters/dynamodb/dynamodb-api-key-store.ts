@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
 import { conditionally, guardStorage } from './storage-errors';
 
@@ -38,16 +38,37 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { key_hash: keyHash }, ConsistentRead: true })),
     );
-    if (!Item) return undefined;
-    const item = Item as ApiKeyItem;
-    return {
-      keyHash: item.key_hash,
-      keyId: item.key_id,
-      accountId: item.account_id,
-      env: item.env,
-      status: item.status,
-      createdAt: item.created_at,
-    };
+    return Item ? fromItem(Item as ApiKeyItem) : undefined;
+  }
+
+  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    return this.scan('account_id', accountId);
+  }
+
+  async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
+    return (await this.scan('key_id', keyId))[0];
+  }
+
+  /** The operator's reads: keys are found by hash only on the request path, so these scan. */
+  private async scan(attribute: 'account_id' | 'key_id', value: string): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await guardStorage(() =>
+        this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: '#attribute = :value',
+            ExpressionAttributeNames: { '#attribute': attribute },
+            ExpressionAttributeValues: { ':value': value },
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      records.push(...(page.Items ?? []).map((item) => fromItem(item as ApiKeyItem)));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records;
   }
 
   async revoke(keyHash: string): Promise<boolean> {
@@ -65,4 +86,15 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     );
     return revoked !== undefined;
   }
+}
+
+function fromItem(item: ApiKeyItem): ApiKeyRecord {
+  return {
+    keyHash: item.key_hash,
+    keyId: item.key_id,
+    accountId: item.account_id,
+    env: item.env,
+    status: item.status,
+    createdAt: item.created_at,
+  };
 }

@@ -1,6 +1,7 @@
 import { listDomains } from '../../core/domains';
 import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
+import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
 import { lambdaServices } from '../../composition/lambda-services';
 import { parseListQuery } from '../query';
 
@@ -11,4 +12,4 @@ export const route: RouteHandler = async (request, services) => {
   return { status: 200, body: { data: page.items, pagination: page.pagination } };
 };
 
-export const handler = createApiHandler(route, lambdaServices);
+export const handler = createApiHandler(withCursorSecret(route, lambdaCursorSecret), lambdaServices);

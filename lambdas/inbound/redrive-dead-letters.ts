@@ -1,0 +1,55 @@
+import { ingestMail, type IngestDeps } from './ingest-mail';
+import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
+
+/** One event the parser gave up on, as the dead-letter queue holds it. */
+export interface DeadLetter {
+  /** The SES receipt event, as JSON: Lambda puts the original event in the message body. */
+  body: string;
+  /** What removes it from the queue. */
+  receipt: string;
+}
+
+/** The parser's dead-letter queue: SQS in AWS. */
+export interface DeadLetterQueue {
+  /** Up to a batch of dead letters, hidden from other readers for a while; empty when none is left. */
+  receive(): Promise<DeadLetter[]>;
+  delete(receipt: string): Promise<void>;
+}
+
+export interface RedriveOutcome {
+  /** Mail delivered now, as messages to its active addresses. */
+  delivered: number;
+  /** Mail whose 15 minutes had passed: dropped with its raw object, never delivered. */
+  expired: number;
+  /** Mail that failed again: left in the queue, which shows it again later. */
+  failed: number;
+}
+
+/**
+ * Re-ingests mail the SES parser could not ingest (SES had already accepted it, so nobody else
+ * will retry it). Each mail keeps its original receipt time: one whose 15 minutes have passed is
+ * dropped, raw object included, instead of resurrected (contract: a message expires 15 minutes
+ * after receipt); a fresh one is delivered once, and only then removed from the queue.
+ */
+export async function redriveDeadLetters(deps: IngestDeps & { queue: DeadLetterQueue }): Promise<RedriveOutcome> {
+  const outcome: RedriveOutcome = { delivered: 0, expired: 0, failed: 0 };
+  for (let batch = await deps.queue.receive(); batch.length > 0; batch = await deps.queue.receive()) {
+    for (const letter of batch) {
+      try {
+        const mail = sesReceivedMail(JSON.parse(letter.body) as SesReceiptEvent);
+        if (mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000 <= deps.clock.now().getTime()) {
+          await deps.blobs.delete(mail.rawKey);
+          outcome.expired += 1;
+        } else {
+          await ingestMail(mail, deps);
+          outcome.delivered += 1;
+        }
+        await deps.queue.delete(letter.receipt);
+      } catch (error) {
+        deps.logger.warn('dead letter not redriven', { error: (error as Error).name });
+        outcome.failed += 1;
+      }
+    }
+  }
+  return outcome;
+}

@@ -1,0 +1,71 @@
+import { Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { CnameRecord, HostedZone, MxRecord } from 'aws-cdk-lib/aws-route53';
+import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
+import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+
+export interface ReceivingDomainsProps {
+  /** The receiving domains, as given in the stack's `domains` context. */
+  domains: string[];
+  /** The domains table, seeded with each domain so that addresses can be created at once. */
+  domainsTable: ITableV2;
+  /** A Route 53 zone holding the domains: when given, identities, DKIM and MX records are written there. */
+  hostedZone?: { zoneId: string; zoneName: string };
+}
+
+/**
+ * What a receiving domain needs besides the receipt rule: its row in the domains table (created
+ * if absent, never overwritten, so an operator's `domain disable` survives a redeploy) and, when
+ * the deployer gives the zone, its SES identity verified by Easy DKIM records and its MX record
+ * pointing at the Region's inbound SMTP endpoint.
+ */
+export class ReceivingDomains extends Construct {
+  constructor(scope: Construct, id: string, props: ReceivingDomainsProps) {
+    super(scope, id);
+    props.domains.forEach((domain, index) => {
+      new AwsCustomResource(this, `Seed${index}`, {
+        onCreate: {
+          service: 'DynamoDB',
+          action: 'putItem',
+          parameters: {
+            TableName: props.domainsTable.tableName,
+            Item: { domain: { S: domain }, create_enabled: { BOOL: true }, receive_enabled: { BOOL: true } },
+            ConditionExpression: 'attribute_not_exists(#domain)',
+            ExpressionAttributeNames: { '#domain': 'domain' },
+          },
+          physicalResourceId: PhysicalResourceId.of(`domain:${domain}`),
+          ignoreErrorCodesMatching: 'ConditionalCheckFailedException',
+        },
+        policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: [props.domainsTable.tableArn] }),
+        installLatestAwsSdk: false,
+      });
+    });
+    if (!props.hostedZone) return;
+
+    const zoneName = props.hostedZone.zoneName.replace(/\.$/, '');
+    const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', {
+      hostedZoneId: props.hostedZone.zoneId,
+      zoneName,
+    });
+    props.domains.forEach((domain, index) => {
+      if (domain !== zoneName && !domain.endsWith(`.${zoneName}`)) {
+        throw new Error(`The receiving domain ${domain} is not inside the hosted zone ${zoneName}.`);
+      }
+      const identity = new EmailIdentity(this, `Identity${index}`, { identity: Identity.domain(domain) });
+      identity.dkimRecords.forEach((record, recordIndex) => {
+        new CnameRecord(this, `Dkim${index}x${recordIndex}`, {
+          zone,
+          // The token names are already fully qualified; the trailing dot keeps the zone from being appended.
+          recordName: `${record.name}.`,
+          domainName: record.value,
+        });
+      });
+      new MxRecord(this, `Mx${index}`, {
+        zone,
+        recordName: `${domain}.`,
+        values: [{ priority: 10, hostName: `inbound-smtp.${Stack.of(this).region}.amazonaws.com` }],
+      });
+    });
+  }
+}
