@@ -177,8 +177,16 @@ function printReport(bundles: Bundle[], medians: Medians, runs: number): void {
   console.log(overTargets(bundles, medians, 'deployed'));
 }
 
+/** The same figures as one JSON line, for `npm run bench`'s combined table. */
+function printJson(bundles: Bundle[], medians: Medians, runs: number): void {
+  const rows = bundles.map((b) => ({ name: b.name, kind: b.kind, bytes: b.bytes, importMs: medians.get(b.name)!.plain, deployedImportMs: medians.get(b.name)!.deployed }));
+  process.stdout.write(`${JSON.stringify({ runs, sizeTargetBytes, importTargetMs, rows })}\n`);
+}
+
 async function main(): Promise<void> {
-  const runs = Number(process.argv[2] ?? 10) || 10;
+  const args = process.argv.slice(2);
+  const asJson = args.includes('--json');
+  const runs = Number(args.find((arg) => arg !== '--json') ?? 10) || 10;
   const outDir = mkdtempSync(join(tmpdir(), 'tempmail-bundle-report-'));
   try {
     const emptyEntry = join(outDir, 'empty-handler.ts');
@@ -194,7 +202,9 @@ async function main(): Promise<void> {
     } finally {
       await stop(); // esbuild's service process is not left running beside the timed imports
     }
-    printReport(bundles, importMedians(bundles, runs), runs);
+    const medians = importMedians(bundles, runs);
+    if (asJson) printJson(bundles, medians, runs);
+    else printReport(bundles, medians, runs);
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }

@@ -64,7 +64,9 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  const [mode, runsArg] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const asJson = args.includes('--json');
+  const [mode, runsArg] = args.filter((arg) => arg !== '--json');
   if (mode === 'stream' || mode === 'buffer') {
     process.stdout.write(`${(await measure(mode)).toFixed(1)}\n`);
     return;
@@ -81,6 +83,10 @@ async function main(): Promise<void> {
   }
   const stream = median(results.stream!);
   const buffer = median(results.buffer!);
+  if (asJson) {
+    process.stdout.write(`${JSON.stringify({ runs, streamMb: stream, bufferMb: buffer, targetMb: 300 })}\n`);
+    return;
+  }
   console.log(`ingest of a 25 MB attachment, peak RSS, median of ${runs} fresh processes:`);
   console.log(`  parseMail (streams attachments to the blob store): ${stream.toFixed(1)} MB`);
   console.log(`  reference simpleParser (buffers attachments):      ${buffer.toFixed(1)} MB`);

@@ -17,6 +17,8 @@ const localEnvironment = z.object({
   TEMPMAIL_MESSAGE_TTL_SECONDS: seconds(900),
   TEMPMAIL_EMAIL_TTL_SECONDS: seconds(2_592_000),
   TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
+  TEMPMAIL_SHORT_WINDOW_PER_KEY: z.coerce.number().int().min(1).optional(),
+  TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT: z.coerce.number().int().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
 });
 
@@ -33,6 +35,8 @@ export interface LocalConfig {
   messageTtlSeconds: number;
   emailTtlSeconds: number;
   cursorSecret: string | undefined;
+  /** Short-window limits raised for a load test (local only); the contract's 300/600 otherwise. */
+  shortWindow?: { perKey: number; perAccount: number };
   logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
 }
 
@@ -54,6 +58,14 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
     messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS,
     emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS,
     cursorSecret: env.TEMPMAIL_CURSOR_SECRET,
+    ...(env.TEMPMAIL_SHORT_WINDOW_PER_KEY || env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT
+      ? {
+          shortWindow: {
+            perKey: env.TEMPMAIL_SHORT_WINDOW_PER_KEY ?? 300,
+            perAccount: env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT ?? 600,
+          },
+        }
+      : {}),
     logLevel: env.LOG_LEVEL,
   };
 }

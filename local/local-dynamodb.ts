@@ -1,31 +1,56 @@
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { tableDefinitions, tableKeys, type TableDefinition, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
+import type { DynaliteOptions } from './dynalite-server';
 
 export interface LocalDynamoDb {
   endpoint: string;
   close(): Promise<void>;
 }
 
+type ThreadReply = { port: number } | { error: string } | 'closed';
+
 /**
- * Starts dynalite, the DynamoDB API over LevelDB, on a loopback port. With a path the data
- * survives a restart; without one it lives in memory.
+ * Starts dynalite, the DynamoDB API over LevelDB, on a loopback port in its own worker thread,
+ * so the storage emulator has the second core to itself. With a path the data survives a
+ * restart; without one it lives in memory. The thread's TypeScript is loaded through tsx's
+ * require hook, the same way in `npm start` and under the test runner.
  */
-export async function startLocalDynamoDb(options: { path?: string; port?: number } = {}): Promise<LocalDynamoDb> {
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
+export async function startLocalDynamoDb(options: DynaliteOptions = {}): Promise<LocalDynamoDb> {
+  const entry = join(__dirname, 'dynalite-thread.ts');
+  const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
+    eval: true,
+    workerData: options,
+  });
+  const reply = await nextReply(worker);
+  if (reply === 'closed' || 'error' in reply) {
+    await worker.terminate();
+    throw new Error(`dynalite did not start: ${reply === 'closed' ? 'closed' : reply.error}`);
+  }
   return {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error?: Error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    endpoint: `http://127.0.0.1:${reply.port}`,
+    close: async () => {
+      worker.postMessage('close');
+      const closed = await nextReply(worker);
+      await worker.terminate();
+      if (closed !== 'closed') throw new Error(`dynalite did not close: ${'error' in closed ? closed.error : 'no answer'}`);
+    },
   };
+}
+
+/** The thread's next message; its crash or exit without a word is an error. */
+function nextReply(worker: Worker): Promise<ThreadReply> {
+  return new Promise((resolve, reject) => {
+    const settle = (finish: () => void) => {
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      finish();
+    };
+    const onMessage = (reply: ThreadReply) => settle(() => resolve(reply));
+    const onError = (error: Error) => settle(() => reject(error));
+    const onExit = (code: number) => settle(() => reject(new Error(`dynalite thread exited with code ${code}`)));
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+  });
 }
 
 /**

@@ -73,6 +73,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
         logLevel: config.logLevel,
         emailTtlSeconds: config.emailTtlSeconds,
         messageTtlSeconds: config.messageTtlSeconds,
+        shortWindow: config.shortWindow,
       },
       overrides,
     ),

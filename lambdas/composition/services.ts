@@ -9,6 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
 import { systemClock, type Clock } from '../core/clock';
+import type { ShortWindowLimits } from '../core/short-window';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
 import type { AccountStore, ApiKeyStore, DomainStore, Ledger } from '../core/ports';
 import type { AddressRegistry, BlobStore, EmailStore, IdempotencyStore, MessageStore } from '../core/mail-ports';
@@ -62,6 +63,8 @@ export interface ApiServices extends Stores {
   emailTtlSeconds: number;
   /** Message lifetime in seconds: 15 minutes, shortened only by the local override. */
   messageTtlSeconds: number;
+  /** Short-window limits other than the contract's: only the local runtime's load-test override. */
+  shortWindow?: ShortWindowLimits;
 }
 
 /** The services of the functions that read or write blobs: raw sources, attachments, large bodies. */
@@ -75,6 +78,7 @@ export interface ServicesConfig extends StoresConfig {
   logLevel: LogLevel;
   emailTtlSeconds?: number;
   messageTtlSeconds?: number;
+  shortWindow?: ShortWindowLimits;
 }
 
 /** The contract's reservation lifetime. */
@@ -98,5 +102,6 @@ export function createServices(
     cursorSecret: config.cursorSecret,
     emailTtlSeconds: config.emailTtlSeconds ?? emailLifetimeSeconds,
     messageTtlSeconds: config.messageTtlSeconds ?? messageLifetimeSeconds,
+    ...(config.shortWindow ? { shortWindow: config.shortWindow } : {}),
   };
 }

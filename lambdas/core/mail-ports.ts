@@ -94,7 +94,7 @@ export type BlobRead =
  * never filenames. Both implementations pass one shared contract suite.
  */
 export interface BlobStore {
-  /** Stores a blob from bytes or a stream; resolves once it is durably stored, with its size. */
+  /** Stores a blob from bytes or a stream; resolves once it is stored as durably as the items that point at it, with its size. */
   put(key: string, body: Buffer | import('node:stream').Readable, options?: { contentType?: string }): Promise<{ size: number }>;
   /** Reads a blob; undefined when absent; `notModified` when `ifNoneMatch` names its current ETag. */
   get(key: string, options?: { ifNoneMatch?: string }): Promise<BlobRead | undefined>;

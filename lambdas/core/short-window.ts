@@ -4,12 +4,21 @@
  */
 export const shortWindowLimits = { windowSeconds: 60, perKey: 300, perAccount: 600 } as const;
 
+/** Requests a minute per key and per account; only the local runtime's load tests raise them. */
+export interface ShortWindowLimits {
+  perKey: number;
+  perAccount: number;
+}
+
 /** The fixed window a moment falls in, with its limits. */
-export function shortWindowAt(now: Date): { id: number; perKey: number; perAccount: number } {
+export function shortWindowAt(
+  now: Date,
+  limits: ShortWindowLimits = shortWindowLimits,
+): { id: number; perKey: number; perAccount: number } {
   return {
     id: Math.floor(now.getTime() / (shortWindowLimits.windowSeconds * 1000)),
-    perKey: shortWindowLimits.perKey,
-    perAccount: shortWindowLimits.perAccount,
+    perKey: limits.perKey,
+    perAccount: limits.perAccount,
   };
 }
 

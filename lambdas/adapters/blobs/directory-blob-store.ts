@@ -17,8 +17,6 @@ const tempMarker = '~tmp-';
  */
 const headerBytes = 1024;
 const maxContentTypeBytes = 255;
-/** Platforms that cannot fsync a directory (Windows) report these; the rename is still atomic. */
-const cannotSyncDirectory = new Set(['EISDIR', 'EPERM', 'EINVAL']);
 
 interface BlobHeader {
   etag: string;
@@ -28,8 +26,11 @@ interface BlobHeader {
 
 /**
  * The local runtime's BlobStore: one file per blob under a root directory (`DATA_DIR/blobs`).
- * Puts stream into a temporary file, fsync it and rename it into place, so a resolved put is
- * durable and a crash leaves at most a temporary file, never a partial blob.
+ * Puts stream into a temporary file and rename it into place, so a crash leaves at most a
+ * temporary file, never a partial blob. A resolved put is as durable as the local item store
+ * (dynalite's LevelDB writes without sync): it survives the process being killed, since the
+ * written pages stay in the operating system's cache, and neither survives a power loss. An
+ * fsync here would buy no durability that the message item pointing at the blob has.
  */
 export class DirectoryBlobStore implements BlobStore {
   private readonly root: string;
@@ -45,7 +46,7 @@ export class DirectoryBlobStore implements BlobStore {
       throw new Error(`Blob content type longer than ${maxContentTypeBytes} bytes.`);
     }
     const directory = dirname(file);
-    const firstCreated = await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true });
     const temp = `${file.slice(0, -blobSuffix.length)}${tempMarker}${randomUUID()}`;
     let header: BlobHeader;
     try {
@@ -56,7 +57,6 @@ export class DirectoryBlobStore implements BlobStore {
       await unlink(temp).catch(ignoreAbsent);
       throw error;
     }
-    await syncDirectories(firstCreated === undefined ? directory : dirname(firstCreated), directory);
     return { size: header.size };
   }
 
@@ -147,7 +147,7 @@ async function writeBody(temp: string, body: Buffer | Readable): Promise<{ etag:
   return { etag: `"${hash.digest('hex')}"`, size };
 }
 
-/** Writes the header and fsyncs the whole file: after this the bytes survive a crash. */
+/** Writes the header in place, before the rename publishes header and bytes together. */
 async function sealBlob(temp: string, header: BlobHeader): Promise<void> {
   const json = JSON.stringify({ v: 1, ...header });
   if (Buffer.byteLength(json) >= headerBytes) throw new Error('Blob header does not fit.');
@@ -158,7 +158,6 @@ async function sealBlob(temp: string, header: BlobHeader): Promise<void> {
   try {
     const { bytesWritten } = await handle.write(encoded, 0, headerBytes, 0);
     if (bytesWritten !== headerBytes) throw new Error('Short write of a blob header.');
-    await handle.sync();
   } finally {
     await handle.close();
   }
@@ -170,31 +169,6 @@ async function readHeader(handle: FileHandle): Promise<BlobHeader> {
   const parsed = bytesRead === headerBytes ? (JSON.parse(buffer.toString('utf8').trimEnd()) as Partial<BlobHeader>) : {};
   if (typeof parsed.etag !== 'string' || typeof parsed.size !== 'number') throw new Error('Corrupt blob header.');
   return parsed as BlobHeader;
-}
-
-/** Makes new directory entries durable: the renamed file's, and those of folders mkdir created. */
-async function syncDirectories(top: string, bottom: string): Promise<void> {
-  for (let directory = bottom; ; directory = dirname(directory)) {
-    await syncDirectory(directory);
-    if (directory === top || dirname(directory) === directory) return;
-  }
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  let handle: FileHandle;
-  try {
-    handle = await open(directory, 'r');
-  } catch (error) {
-    if (cannotSyncDirectory.has((error as NodeJS.ErrnoException).code ?? '')) return;
-    throw error;
-  }
-  try {
-    await handle.sync();
-  } catch (error) {
-    if (!cannotSyncDirectory.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Absence is an answer here, not a failure: undefined for a missing file or folder. */

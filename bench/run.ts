@@ -1,0 +1,238 @@
+/**
+ * `npm run bench`: every speed and memory measurement of the project in one run, each beside a
+ * reference measured in the same run, rounds interleaved (ours, reference, ours, …) so that
+ * background load touches both alike. Prints one table and writes `bench/results.json`.
+ *
+ *   npm run bench                 # BENCH_ROUNDS (default 3) rounds of everything
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { loadCreate, loadUrl, startBareHttp, storageFloor, type Throughput } from './api-throughput';
+import { measureCallBudget } from './call-budget';
+import { measureIngestRound, type IngestRound } from './ingest-rate';
+import { largeAttachmentCorpus, newsletterCorpus, signupCorpus, type Corpus } from './support/mail-corpus';
+import { formatSpread, spread, type Spread } from './support/stats';
+import { startMailDev, startOurService, type IngestTarget, type OurService } from './support/targets';
+import { createTransport } from 'nodemailer';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3) || 3;
+const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 3) || 3;
+const projectRoot = join(__dirname, '..');
+
+const ingestCases: { corpus: () => Corpus; connections: number }[] = [
+  { corpus: () => signupCorpus(300), connections: 8 },
+  { corpus: () => signupCorpus(100), connections: 1 },
+  { corpus: () => newsletterCorpus(100), connections: 8 },
+  { corpus: () => newsletterCorpus(50), connections: 1 },
+  { corpus: () => largeAttachmentCorpus(16), connections: 8 },
+  { corpus: () => largeAttachmentCorpus(8), connections: 1 },
+];
+
+interface IngestResult {
+  corpus: string;
+  mails: number;
+  connections: number;
+  ours: { messagesPerSecond: Spread; acceptedPerSecond: Spread; p50ListedMs: Spread; p99ListedMs: Spread };
+  maildev: { messagesPerSecond: Spread; acceptedPerSecond: Spread; p50ListedMs: Spread; p99ListedMs: Spread };
+  ratio: number;
+}
+
+function summarizeIngest(samples: IngestRound[]) {
+  return {
+    messagesPerSecond: spread(samples.map((s) => s.messagesPerSecond)),
+    acceptedPerSecond: spread(samples.map((s) => s.acceptedPerSecond)),
+    p50ListedMs: spread(samples.map((s) => s.p50ListedMs)),
+    p99ListedMs: spread(samples.map((s) => s.p99ListedMs)),
+  };
+}
+
+async function benchIngest(ours: IngestTarget, maildev: IngestTarget): Promise<IngestResult[]> {
+  const results: IngestResult[] = [];
+  for (const { corpus: makeCorpus, connections } of ingestCases) {
+    const corpus = makeCorpus();
+    const samples: Record<'ours' | 'maildev', IngestRound[]> = { ours: [], maildev: [] };
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (['ours', 'maildev'] as const) : (['maildev', 'ours'] as const);
+      for (const which of order) samples[which].push(await measureIngestRound(which === 'ours' ? ours : maildev, corpus, connections));
+    }
+    const oursSummary = summarizeIngest(samples.ours);
+    const maildevSummary = summarizeIngest(samples.maildev);
+    results.push({
+      corpus: corpus.name,
+      mails: corpus.count,
+      connections,
+      ours: oursSummary,
+      maildev: maildevSummary,
+      ratio: oursSummary.messagesPerSecond.median / maildevSummary.messagesPerSecond.median,
+    });
+    process.stderr.write(`ingest ${corpus.name} x${corpus.count} at ${connections}: ${oursSummary.messagesPerSecond.median.toFixed(1)} vs ${maildevSummary.messagesPerSecond.median.toFixed(1)} msg/s\n`);
+  }
+  return results;
+}
+
+interface LoadResult {
+  name: string;
+  connections: number;
+  samples: Record<string, Throughput[]>;
+}
+
+const summarizeLoad = (samples: Throughput[]) => ({
+  requestsPerSecond: spread(samples.map((s) => s.requestsPerSecond)),
+  p50: spread(samples.map((s) => s.p50)),
+  p99: spread(samples.map((s) => s.p99)),
+  unexpected: samples.reduce((sum, s) => sum + s.unexpected, 0),
+});
+
+async function fillInbox(ours: OurService, count: number): Promise<{ id: string; address: string }> {
+  const email = await ours.createEmail();
+  const transport = createTransport({ host: '127.0.0.1', port: ours.smtpPort, secure: false, ignoreTLS: true });
+  for (let index = 0; index < count; index++) {
+    const mail = signupCorpus(count).mail(index, 'api');
+    await transport.sendMail({ from: 'bench@example.org', to: email.address, ...mail });
+  }
+  transport.close();
+  return email;
+}
+
+async function benchApi(ours: OurService) {
+  const email = await fillInbox(ours, 20);
+  const endpoint = readFileSync(join(ours.dataDir, 'dynamodb-endpoint'), 'utf8').trim();
+  const emailBody = await (await ours.request(`/v1/emails/${email.id}`)).text();
+  const bare = await startBareHttp(Buffer.byteLength(emailBody));
+  const auth = { Authorization: `Bearer ${ours.apiKey}` };
+  const results: LoadResult[] = [];
+  try {
+    for (const route of ['email', 'list'] as const) {
+      const path = route === 'email' ? `/v1/emails/${email.id}` : `/v1/emails/${email.id}/messages`;
+      for (const connections of [1, 16]) {
+        const samples: Record<string, Throughput[]> = { ours: [], floor: [], bare: [] };
+        for (let round = 0; round < rounds; round++) {
+          const steps = {
+            ours: () => loadUrl(`${ours.apiUrl}${path}`, { connections, durationSeconds: loadSeconds, headers: auth }),
+            floor: () =>
+              storageFloor({ endpoint, apiKey: ours.apiKey, emailId: email.id, route, connections, durationMs: loadSeconds * 1000 }),
+            bare: () => loadUrl(bare.url, { connections, durationSeconds: loadSeconds }),
+          };
+          const order = round % 2 === 0 ? (['ours', 'floor', 'bare'] as const) : (['floor', 'bare', 'ours'] as const);
+          for (const which of order) samples[which]!.push(await steps[which]());
+        }
+        results.push({ name: route === 'email' ? 'GET /v1/emails/{id}' : 'GET /v1/emails/{id}/messages (20)', connections, samples });
+        process.stderr.write(`api ${route} at ${connections}: done\n`);
+      }
+    }
+  } finally {
+    await bare.stop();
+  }
+  return results.map((result) => {
+    const ours = summarizeLoad(result.samples.ours!);
+    const floor = summarizeLoad(result.samples.floor!);
+    const bareSummary = summarizeLoad(result.samples.bare!);
+    return {
+      name: result.name,
+      connections: result.connections,
+      ours,
+      floor,
+      bare: bareSummary,
+      ratioToFloor: ours.requestsPerSecond.median / floor.requestsPerSecond.median,
+      ratioToBare: ours.requestsPerSecond.median / bareSummary.requestsPerSecond.median,
+    };
+  });
+}
+
+async function benchCreate(ours: OurService) {
+  const results = [];
+  for (const mode of ['fresh', 'replay'] as const) {
+    const samples: Throughput[] = [];
+    for (let round = 0; round < rounds; round++) {
+      samples.push(await loadCreate(ours.apiUrl, ours.apiKey, mode, { connections: 8, durationSeconds: loadSeconds }));
+    }
+    results.push({ mode, connections: 8, ...summarizeLoad(samples) });
+  }
+  return results;
+}
+
+/** Runs another bench script in a fresh process and reads its one JSON line. */
+async function runJsonScript(script: string, args: string[]): Promise<any> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args, '--json'], { cwd: projectRoot });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [code] = (await once(child, 'exit')) as [number];
+  if (code !== 0) throw new Error(`${script} failed: ${stderr}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!);
+}
+
+function printTable(results: any): void {
+  const lines: string[] = [];
+  lines.push(`tempmail bench: ${results.machine.cpus} cores, Node ${results.machine.node}, ${rounds} interleaved rounds; median (min–max)`);
+  lines.push('');
+  lines.push('| ingest | conns | ours msg/s listed | MailDev msg/s listed | ratio | ours 250/s | MailDev 250/s | ours p99 listed ms | MailDev p99 listed ms |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const row of results.ingest as IngestResult[]) {
+    lines.push(
+      `| ${row.corpus} ×${row.mails} | ${row.connections} | ${formatSpread(row.ours.messagesPerSecond)} | ${formatSpread(row.maildev.messagesPerSecond)} | ${row.ratio.toFixed(2)} | ${formatSpread(row.ours.acceptedPerSecond)} | ${formatSpread(row.maildev.acceptedPerSecond)} | ${formatSpread(row.ours.p99ListedMs, 0)} | ${formatSpread(row.maildev.p99ListedMs, 0)} |`,
+    );
+  }
+  lines.push('');
+  lines.push('| API read | conns | ours req/s | floor req/s | ratio to floor | bare http req/s | ours p50 / p99 ms | floor p99 ms | DynamoDB calls |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const row of results.api) {
+    const calls = results.callBudget[row.name.startsWith('GET /v1/emails/{id}/messages') ? 'listMessages' : 'getEmail'];
+    lines.push(
+      `| ${row.name} | ${row.connections} | ${formatSpread(row.ours.requestsPerSecond, 0)} | ${formatSpread(row.floor.requestsPerSecond, 0)} | ${row.ratioToFloor.toFixed(2)} | ${formatSpread(row.bare.requestsPerSecond, 0)} | ${row.ours.p50.median.toFixed(1)} / ${row.ours.p99.median.toFixed(1)} | ${row.floor.p99.median.toFixed(1)} | ${Object.entries(calls).map(([name, count]) => `${name} ${count}`).join(', ')} |`,
+    );
+  }
+  lines.push('');
+  lines.push('| create | conns | req/s | p50 ms | p99 ms |');
+  lines.push('|---|---:|---:|---:|---:|');
+  for (const row of results.create) {
+    lines.push(`| POST /v1/emails, ${row.mode === 'fresh' ? 'fresh key' : 'exact replay'} | ${row.connections} | ${formatSpread(row.requestsPerSecond, 0)} | ${row.p50.median.toFixed(1)} | ${row.p99.median.toFixed(1)} |`);
+  }
+  lines.push('');
+  const api = results.bundles.rows.filter((row: any) => row.kind === 'api');
+  const largest = Math.max(...api.map((row: any) => row.bytes)) / 1000;
+  const slowest = Math.max(...api.map((row: any) => row.importMs));
+  const slowestDeployed = Math.max(...api.map((row: any) => row.deployedImportMs));
+  lines.push(`API bundles: largest ${largest.toFixed(1)} KB (target < 800), slowest cold import ${slowest.toFixed(1)} ms, ${slowestDeployed.toFixed(1)} ms with source maps (target < 100)`);
+  lines.push(`Parser peak RSS on a 25 MB attachment: ${results.ingestMemory.streamMb.toFixed(1)} MB (buffering reference ${results.ingestMemory.bufferMb.toFixed(1)} MB; target < 300)`);
+  console.log(lines.join('\n'));
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const results: Record<string, unknown> = {
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    rounds,
+    loadSeconds,
+    startedAt: new Date(started).toISOString(),
+  };
+  const ours = await startOurService();
+  const maildev = await startMailDev();
+  try {
+    results.ingest = await benchIngest(ours, maildev);
+  } finally {
+    await maildev.stop();
+  }
+  try {
+    results.api = await benchApi(ours);
+    results.create = await benchCreate(ours);
+  } finally {
+    await ours.stop();
+  }
+  results.callBudget = await measureCallBudget();
+  results.bundles = await runJsonScript('bench/bundle-report.ts', ['5']);
+  results.ingestMemory = await runJsonScript('bench/ingest-peak-rss.ts', ['3']);
+  results.seconds = (Date.now() - started) / 1000;
+  writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  printTable(results);
+  console.log(`\n${(results.seconds as number).toFixed(0)} s; figures in bench/results.json`);
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message);
+  process.exit(1);
+});
