@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough, type Duplex, type Writable } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -53,6 +53,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
       if (!res.headersSent) gatewayError(res, newGatewayRequestId(), 500, 'internal_error', 'Internal error.');
     });
   });
+  server.on('clientError', answerClientError);
   server.listen(options.port, options.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -263,6 +264,44 @@ function gatewayError(res: ServerResponse, gatewayRequestId: string, status: num
     'X-Request-Id': requestId,
   });
   res.end(JSON.stringify(errorBody(code, message, requestId)));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (oversized headers, a malformed
+ * request line, a request that never finished arriving): answered in the contract's error shape
+ * with `X-Request-Id` and `Cache-Control`, instead of Node's bare status line.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = clientErrorAnswer(error.code);
+  const requestId = requestIdFor(newGatewayRequestId());
+  const body = JSON.stringify(errorBody(code, message, requestId));
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Content-Type: application/json',
+    'Cache-Control: private, no-store',
+    `X-Request-Id: ${requestId}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function clientErrorAnswer(parserCode: string | undefined): [number, string, string] {
+  switch (parserCode) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'request_header_fields_too_large', 'The request headers are too large.'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'request_timeout', 'The request did not arrive in time.'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'payload_too_large', 'The request body is too large.'];
+    default:
+      return [400, 'invalid_request', 'The request is not valid HTTP.'];
+  }
 }
 
 function closeServer(server: Server): Promise<void> {
