@@ -7,14 +7,22 @@ import {
   LogGroupLogDestination,
   RequestAuthorizer,
   ResponseTransferMode,
+  ResponseType,
   RestApi,
+  type GatewayResponseOptions,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
-import { gatewayResponses } from './gateway-responses';
+import {
+  gatewayRequestIdTemplate,
+  gatewayResponseBody,
+  gatewayResponseHeaders,
+  gatewayResponseTable,
+  type GatewayResponse,
+} from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
@@ -70,7 +78,7 @@ export class Api extends Construct {
         throttlingBurstLimit: 400,
       },
     });
-    for (const response of gatewayResponses) this.restApi.addGatewayResponse(response.type.responseType, response);
+    for (const response of gatewayResponseTable) this.restApi.addGatewayResponse(response.type, gatewayResponseOptions(response));
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       entry: join(apiRoot, 'authorizer.ts'),
@@ -127,6 +135,17 @@ export class Api extends Construct {
       .filter(Boolean)
       .reduce<IResource>((resource, part) => resource.getResource(part) ?? resource.addResource(part), this.restApi.root);
   }
+}
+
+/** A row of the gateway response table as API Gateway takes it: header values quoted, the request id a template. */
+function gatewayResponseOptions(response: GatewayResponse): GatewayResponseOptions {
+  const headers = Object.entries(gatewayResponseHeaders(response)).map(([name, value]) => [name, `'${value}'`]);
+  return {
+    type: ResponseType.of(response.type),
+    statusCode: String(response.status),
+    responseHeaders: Object.fromEntries(headers),
+    templates: { 'application/json': JSON.stringify(gatewayResponseBody(response, gatewayRequestIdTemplate)) },
+  };
 }
 
 /** Each route reaches what it needs and no more; every route settles the allowance. */

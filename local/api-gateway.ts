@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { gatewayResponse, gatewayResponseBody, gatewayResponseHeaders, type GatewayResponseType } from '../lib/gateway-responses';
 import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute, type RouteDefinition } from '../lambdas/api/routes';
@@ -44,13 +45,13 @@ export interface RunningApiGateway {
 /**
  * The local stand-in for API Gateway REST: routes by the shared route table, builds the exact
  * REQUEST-authorizer and proxy events AWS sends, calls the same functions, and answers its own
- * failures (unknown route, oversized body, failed function) in the contract's error shape, as
- * the deployed gateway responses do.
+ * failures (unknown route, oversized body, failed function) from the deployed stack's table of
+ * gateway responses, exactly as the deployed gateway does.
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<RunningApiGateway> {
   const server = createServer((req, res) => {
     serve(req, res, options).catch(() => {
-      if (!res.headersSent) gatewayError(res, newGatewayRequestId(), 500, 'internal_error', 'Internal error.');
+      if (!res.headersSent) gatewayError(res, newGatewayRequestId(), 'DEFAULT_5XX');
     });
   });
   server.on('clientError', answerClientError);
@@ -62,16 +63,18 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
 
 async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
   const gatewayRequestId = newGatewayRequestId();
+  // API Gateway REST names its own request id on every response it sends.
+  res.setHeader('x-amzn-RequestId', gatewayRequestId);
   const url = new URL(req.url ?? '/', 'http://gateway.local');
   const method = req.method ?? 'GET';
   const match = matchRoute(method, url.pathname);
   if (!match) {
     req.resume();
-    return gatewayError(res, gatewayRequestId, 404, 'resource_not_found', 'No such route.');
+    return gatewayError(res, gatewayRequestId, 'MISSING_AUTHENTICATION_TOKEN');
   }
   const body = await readBody(req, gatewayMaxBodyBytes);
   if (body === 'too-large') {
-    return gatewayError(res, gatewayRequestId, 413, 'payload_too_large', 'The request body is too large.');
+    return gatewayError(res, gatewayRequestId, 'REQUEST_TOO_LARGE');
   }
 
   const requestContext = buildRequestContext(req, match.route, url.pathname, gatewayRequestId);
@@ -89,14 +92,14 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
       requestContext,
     } as APIGatewayRequestAuthorizerEvent);
   } catch {
-    return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The authorizer failed.');
+    return gatewayError(res, gatewayRequestId, 'AUTHORIZER_FAILURE');
   }
   if (authorization.policyDocument.Statement.some((statement) => statement.Effect !== 'Allow')) {
-    return gatewayError(res, gatewayRequestId, 403, 'forbidden', 'Access denied.');
+    return gatewayError(res, gatewayRequestId, 'ACCESS_DENIED');
   }
 
   const target = options.functions.get(match.route.id);
-  if (!target) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'No function for this route.');
+  if (!target) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   const event: APIGatewayProxyEvent = {
     ...request,
     pathParameters,
@@ -112,7 +115,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   try {
     result = await target.fn(event, context);
   } catch {
-    return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+    return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   }
   writeResult(res, result);
 }
@@ -143,11 +146,11 @@ async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke
     }
     await invocation;
   } catch {
-    if (!res.headersSent) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+    if (!res.headersSent) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
     res.destroy();
     return;
   }
-  if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+  if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   res.end();
 }
 
@@ -255,15 +258,14 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-/** A response the gateway itself gives, rewritten into the contract's shape as the stack does. */
-function gatewayError(res: ServerResponse, gatewayRequestId: string, status: number, code: string, message: string) {
-  const requestId = requestIdFor(gatewayRequestId);
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Cache-Control': 'private, no-store',
-    'X-Request-Id': requestId,
-  });
-  res.end(JSON.stringify(errorBody(code, message, requestId)));
+/**
+ * A response the gateway itself gives, from the same table the deployed stack's gateway
+ * responses are built from: the request id in the body, and, as in AWS, no `X-Request-Id` header.
+ */
+function gatewayError(res: ServerResponse, gatewayRequestId: string, type: GatewayResponseType) {
+  const response = gatewayResponse(type);
+  res.writeHead(response.status, gatewayResponseHeaders(response));
+  res.end(JSON.stringify(gatewayResponseBody(response, requestIdFor(gatewayRequestId))));
 }
 
 /**
