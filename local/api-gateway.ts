@@ -126,12 +126,17 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
  */
 async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke: (stream: Writable) => Promise<void>) {
   const stream = new PassThrough();
+  // A client that leaves mid-body ends the function's stream at once, and with it the file it reads.
+  const abandoned = () => {
+    if (!res.writableFinished) stream.destroy(new Error('The client closed the connection.'));
+  };
+  res.once('close', abandoned);
   const invocation = invoke(stream).catch((error: Error) => stream.destroy(error));
   let prelude: Buffer | undefined = Buffer.alloc(0);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (prelude === undefined) {
-        if (!res.write(chunk)) await once(res, 'drain');
+        if (!res.write(chunk)) await drained(res);
         continue;
       }
       prelude = Buffer.concat([prelude, chunk]);
@@ -142,7 +147,7 @@ async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke
       res.statusCode = metadata.statusCode;
       const rest = prelude.subarray(end + preludeDelimiter.length);
       prelude = undefined;
-      if (rest.length > 0 && !res.write(rest)) await once(res, 'drain');
+      if (rest.length > 0 && !res.write(rest)) await drained(res);
     }
     await invocation;
   } catch {
@@ -152,6 +157,20 @@ async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke
   }
   if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   res.end();
+}
+
+/** Resolves when the response can take more, or when it has closed (a closed response never drains). */
+function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** Headers and query string in both of API Gateway's shapes: last value, and all values. */
