@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { makeDynaliteWritesAtomic } from './dynalite-atomic-writes';
 import { tableDefinitions, tableKeys, type TableDefinition, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 
 export interface LocalDynamoDb {
@@ -11,9 +12,12 @@ export interface LocalDynamoDb {
 
 /**
  * Starts dynalite, the DynamoDB API over LevelDB, on a loopback port. With a path the data
- * survives a restart; without one it lives in memory.
+ * survives a restart (and a kill: each item is written with its index entries atomically);
+ * without one it lives in memory.
  */
 export async function startLocalDynamoDb(options: { path?: string; port?: number } = {}): Promise<LocalDynamoDb> {
+  // An item and its index entries in one LevelDB write, so a killed process never lists what it cannot read.
+  makeDynaliteWritesAtomic();
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server, 'listening');
