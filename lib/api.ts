@@ -8,7 +8,9 @@ import {
   LogGroupLogDestination,
   RequestAuthorizer,
   ResponseTransferMode,
+  ResponseType,
   RestApi,
+  type GatewayResponseOptions,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
@@ -20,7 +22,13 @@ import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
-import { gatewayResponses } from './gateway-responses';
+import {
+  gatewayRequestIdTemplate,
+  gatewayResponseBody,
+  gatewayResponseHeaders,
+  gatewayResponseTable,
+  type GatewayResponse,
+} from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
@@ -92,7 +100,7 @@ export class Api extends Construct {
         throttlingBurstLimit: 400,
       },
     });
-    for (const response of gatewayResponses) this.restApi.addGatewayResponse(response.type.responseType, response);
+    for (const response of gatewayResponseTable) this.restApi.addGatewayResponse(response.type, gatewayResponseOptions(response));
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       entry: join(apiRoot, 'authorizer.ts'),
@@ -182,6 +190,17 @@ export class Api extends Construct {
       .filter(Boolean)
       .reduce<IResource>((resource, part) => resource.getResource(part) ?? resource.addResource(part), this.restApi.root);
   }
+}
+
+/** A row of the gateway response table as API Gateway takes it: header values quoted, the request id a template. */
+function gatewayResponseOptions(response: GatewayResponse): GatewayResponseOptions {
+  const headers = Object.entries(gatewayResponseHeaders(response)).map(([name, value]) => [name, `'${value}'`]);
+  return {
+    type: ResponseType.of(response.type),
+    statusCode: String(response.status),
+    responseHeaders: Object.fromEntries(headers),
+    templates: { 'application/json': JSON.stringify(gatewayResponseBody(response, gatewayRequestIdTemplate)) },
+  };
 }
 
 /** Reading an account and settling its allowance: two item actions, never a scan or a put. */

@@ -1,46 +1,90 @@
-import { ResponseType, type GatewayResponseOptions } from 'aws-cdk-lib/aws-apigateway';
+import { errorBody, type ErrorBody } from '../lambdas/api/error-response';
 
-/** A gateway response in the contract's error shape, with its request id in the body. */
-function errorResponse(
-  type: ResponseType,
-  statusCode: number,
-  code: string,
-  message: string,
-  extraHeaders: Record<string, string> = {},
-): GatewayResponseOptions {
-  return {
-    type,
-    statusCode: String(statusCode),
-    responseHeaders: {
-      'Content-Type': "'application/json'",
-      'Cache-Control': "'private, no-store'",
-      ...extraHeaders,
-    },
-    templates: {
-      'application/json': JSON.stringify({ error: { code, message, request_id: 'req_$context.requestId' } }),
-    },
-  };
+/** The API Gateway REST response types this service rewrites (names as API Gateway spells them). */
+export type GatewayResponseType =
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'RESOURCE_NOT_FOUND'
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'REQUEST_TOO_LARGE'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'BAD_REQUEST_BODY'
+  | 'BAD_REQUEST_PARAMETERS'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export interface GatewayResponse {
+  type: GatewayResponseType;
+  status: number;
+  code: string;
+  message: string;
+  /** Fixed headers beyond the two every row has; a gateway response cannot compute a value per request. */
+  headers?: Record<string, string>;
+}
+
+const failed = 'The service failed before completing the request.';
+
+/**
+ * The gateway's own answers (it never reaches a function for these), rewritten into the
+ * contract's error shape. The one table both the deployed stack (lib/api.ts) and the local
+ * front (local/api-gateway.ts) answer from, so local tests see what AWS does.
+ *
+ * A gateway response cannot compose `req_` with the request id in a header, so these carry the
+ * request id in the body only: the one remaining deviation from the contract (docs/decisions.md).
+ */
+export const gatewayResponseTable: readonly GatewayResponse[] = [
+  { type: 'MISSING_AUTHENTICATION_TOKEN', status: 404, code: 'resource_not_found', message: 'No such route.' },
+  { type: 'RESOURCE_NOT_FOUND', status: 404, code: 'resource_not_found', message: 'No such route.' },
+  {
+    type: 'UNAUTHORIZED',
+    status: 401,
+    code: 'invalid_api_key',
+    message: 'The API key is missing, malformed, revoked or not valid for this environment.',
+  },
+  { type: 'ACCESS_DENIED', status: 403, code: 'forbidden', message: 'This account is not entitled to this operation.' },
+  { type: 'REQUEST_TOO_LARGE', status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
+  { type: 'THROTTLED', status: 429, code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', headers: { 'Retry-After': '1' } },
+  { type: 'QUOTA_EXCEEDED', status: 429, code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', headers: { 'Retry-After': '60' } },
+  { type: 'BAD_REQUEST_BODY', status: 400, code: 'invalid_request', message: 'The request is invalid.' },
+  { type: 'BAD_REQUEST_PARAMETERS', status: 400, code: 'invalid_request', message: 'The request is invalid.' },
+  { type: 'AUTHORIZER_FAILURE', status: 500, code: 'internal_error', message: failed },
+  { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 500, code: 'internal_error', message: failed },
+  { type: 'INTEGRATION_FAILURE', status: 500, code: 'internal_error', message: failed },
+  {
+    type: 'INTEGRATION_TIMEOUT',
+    status: 503,
+    code: 'service_unavailable',
+    message: 'The service is temporarily unavailable.',
+    headers: { 'Retry-After': '1' },
+  },
+  { type: 'DEFAULT_4XX', status: 400, code: 'invalid_request', message: 'The request is invalid.' },
+  { type: 'DEFAULT_5XX', status: 500, code: 'internal_error', message: failed },
+];
+
+/** The row for a response type. */
+export function gatewayResponse(type: GatewayResponseType): GatewayResponse {
+  const row = gatewayResponseTable.find((candidate) => candidate.type === type);
+  if (!row) throw new Error(`No gateway response for ${type}`);
+  return row;
+}
+
+/** Every header of a gateway response: the same fixed values in AWS and locally. */
+export function gatewayResponseHeaders(response: GatewayResponse): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store', ...response.headers };
 }
 
 /**
- * The gateway's own answers (it never reaches a function for these), rewritten into the contract's
- * error shape. A gateway response cannot compose `req_` with the request id in a header, so these
- * carry the request id in the body only; every answer of the service's functions has both.
+ * The body of a gateway response. The stack passes API Gateway's template expression
+ * (`req_$context.requestId`); the local front passes the request id it made.
  */
-export const gatewayResponses: GatewayResponseOptions[] = [
-  errorResponse(ResponseType.MISSING_AUTHENTICATION_TOKEN, 404, 'resource_not_found', 'No such route.'),
-  errorResponse(ResponseType.RESOURCE_NOT_FOUND, 404, 'resource_not_found', 'No such route.'),
-  errorResponse(ResponseType.UNAUTHORIZED, 401, 'invalid_api_key', 'The API key is missing, malformed, revoked or not valid for this environment.'),
-  errorResponse(ResponseType.ACCESS_DENIED, 403, 'forbidden', 'This account is not entitled to this operation.'),
-  errorResponse(ResponseType.REQUEST_TOO_LARGE, 413, 'payload_too_large', 'The request body is too large.'),
-  errorResponse(ResponseType.THROTTLED, 429, 'rate_limit_exceeded', 'Too many requests; slow down.', { 'Retry-After': "'1'" }),
-  errorResponse(ResponseType.QUOTA_EXCEEDED, 429, 'rate_limit_exceeded', 'Too many requests; slow down.', { 'Retry-After': "'60'" }),
-  errorResponse(ResponseType.BAD_REQUEST_BODY, 400, 'invalid_request', 'The request is invalid.'),
-  errorResponse(ResponseType.BAD_REQUEST_PARAMETERS, 400, 'invalid_request', 'The request is invalid.'),
-  errorResponse(ResponseType.AUTHORIZER_FAILURE, 500, 'internal_error', 'The service failed before completing the request.'),
-  errorResponse(ResponseType.AUTHORIZER_CONFIGURATION_ERROR, 500, 'internal_error', 'The service failed before completing the request.'),
-  errorResponse(ResponseType.INTEGRATION_FAILURE, 500, 'internal_error', 'The service failed before completing the request.'),
-  errorResponse(ResponseType.INTEGRATION_TIMEOUT, 503, 'service_unavailable', 'The service is temporarily unavailable.', { 'Retry-After': "'1'" }),
-  errorResponse(ResponseType.DEFAULT_4XX, 400, 'invalid_request', 'The request is invalid.'),
-  errorResponse(ResponseType.DEFAULT_5XX, 500, 'internal_error', 'The service failed before completing the request.'),
-];
+export function gatewayResponseBody(response: GatewayResponse, requestId: string): ErrorBody {
+  return errorBody(response.code, response.message, requestId);
+}
+
+/** The request id in a deployed gateway response's body template. */
+export const gatewayRequestIdTemplate = 'req_$context.requestId';

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough, type Duplex, type Writable } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { gatewayResponse, gatewayResponseBody, gatewayResponseHeaders, type GatewayResponseType } from '../lib/gateway-responses';
 import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute, type RouteDefinition } from '../lambdas/api/routes';
@@ -45,15 +46,16 @@ export interface RunningApiGateway {
 /**
  * The local stand-in for API Gateway REST: routes by the shared route table, builds the exact
  * REQUEST-authorizer and proxy events AWS sends, calls the same functions, and answers its own
- * failures (unknown route, oversized body, failed function) in the contract's error shape, as
- * the deployed gateway responses do.
+ * failures (unknown route, oversized body, failed function) from the deployed stack's table of
+ * gateway responses, exactly as the deployed gateway does.
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<RunningApiGateway> {
   const server = createServer((req, res) => {
     serve(req, res, options).catch(() => {
-      if (!res.headersSent) gatewayError(res, newGatewayRequestId(), 500, 'internal_error', 'Internal error.');
+      if (!res.headersSent) gatewayError(res, newGatewayRequestId(), 'DEFAULT_5XX');
     });
   });
+  server.on('clientError', answerClientError);
   server.listen(options.port, options.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -62,17 +64,19 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
 
 async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
   const gatewayRequestId = newGatewayRequestId();
+  // API Gateway REST names its own request id on every response it sends.
+  res.setHeader('x-amzn-RequestId', gatewayRequestId);
   const url = new URL(req.url ?? '/', 'http://gateway.local');
   const method = req.method ?? 'GET';
   if (url.pathname === openApiDocumentPath && serveOpenApiDocument(req, res, requestIdFor(gatewayRequestId))) return;
   const match = matchRoute(method, url.pathname);
   if (!match) {
     req.resume();
-    return gatewayError(res, gatewayRequestId, 404, 'resource_not_found', 'No such route.');
+    return gatewayError(res, gatewayRequestId, 'MISSING_AUTHENTICATION_TOKEN');
   }
   const body = await readBody(req, gatewayMaxBodyBytes);
   if (body === 'too-large') {
-    return gatewayError(res, gatewayRequestId, 413, 'payload_too_large', 'The request body is too large.');
+    return gatewayError(res, gatewayRequestId, 'REQUEST_TOO_LARGE');
   }
 
   const requestContext = buildRequestContext(req, match.route, url.pathname, gatewayRequestId);
@@ -90,14 +94,14 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
       requestContext,
     } as APIGatewayRequestAuthorizerEvent);
   } catch {
-    return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The authorizer failed.');
+    return gatewayError(res, gatewayRequestId, 'AUTHORIZER_FAILURE');
   }
   if (authorization.policyDocument.Statement.some((statement) => statement.Effect !== 'Allow')) {
-    return gatewayError(res, gatewayRequestId, 403, 'forbidden', 'Access denied.');
+    return gatewayError(res, gatewayRequestId, 'ACCESS_DENIED');
   }
 
   const target = options.functions.get(match.route.id);
-  if (!target) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'No function for this route.');
+  if (!target) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   const event: APIGatewayProxyEvent = {
     ...request,
     pathParameters,
@@ -113,7 +117,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   try {
     result = await target.fn(event, context);
   } catch {
-    return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+    return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   }
   writeResult(res, result);
 }
@@ -124,12 +128,17 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
  */
 async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke: (stream: Writable) => Promise<void>) {
   const stream = new PassThrough();
+  // A client that leaves mid-body ends the function's stream at once, and with it the file it reads.
+  const abandoned = () => {
+    if (!res.writableFinished) stream.destroy(new Error('The client closed the connection.'));
+  };
+  res.once('close', abandoned);
   const invocation = invoke(stream).catch((error: Error) => stream.destroy(error));
   let prelude: Buffer | undefined = Buffer.alloc(0);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (prelude === undefined) {
-        if (!res.write(chunk)) await once(res, 'drain');
+        if (!res.write(chunk)) await drained(res);
         continue;
       }
       prelude = Buffer.concat([prelude, chunk]);
@@ -140,16 +149,30 @@ async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke
       res.statusCode = metadata.statusCode;
       const rest = prelude.subarray(end + preludeDelimiter.length);
       prelude = undefined;
-      if (rest.length > 0 && !res.write(rest)) await once(res, 'drain');
+      if (rest.length > 0 && !res.write(rest)) await drained(res);
     }
     await invocation;
   } catch {
-    if (!res.headersSent) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+    if (!res.headersSent) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
     res.destroy();
     return;
   }
-  if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 500, 'internal_error', 'The function failed.');
+  if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
   res.end();
+}
+
+/** Resolves when the response can take more, or when it has closed (a closed response never drains). */
+function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** Headers and query string in both of API Gateway's shapes: last value, and all values. */
@@ -256,15 +279,52 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-/** A response the gateway itself gives, rewritten into the contract's shape as the stack does. */
-function gatewayError(res: ServerResponse, gatewayRequestId: string, status: number, code: string, message: string) {
-  const requestId = requestIdFor(gatewayRequestId);
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Cache-Control': 'private, no-store',
-    'X-Request-Id': requestId,
-  });
-  res.end(JSON.stringify(errorBody(code, message, requestId)));
+/**
+ * A response the gateway itself gives, from the same table the deployed stack's gateway
+ * responses are built from: the request id in the body, and, as in AWS, no `X-Request-Id` header.
+ */
+function gatewayError(res: ServerResponse, gatewayRequestId: string, type: GatewayResponseType) {
+  const response = gatewayResponse(type);
+  res.writeHead(response.status, gatewayResponseHeaders(response));
+  res.end(JSON.stringify(gatewayResponseBody(response, requestIdFor(gatewayRequestId))));
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (oversized headers, a malformed
+ * request line, a request that never finished arriving): answered in the contract's error shape
+ * with `X-Request-Id` and `Cache-Control`, instead of Node's bare status line.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = clientErrorAnswer(error.code);
+  const requestId = requestIdFor(newGatewayRequestId());
+  const body = JSON.stringify(errorBody(code, message, requestId));
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    'Content-Type: application/json',
+    'Cache-Control: private, no-store',
+    `X-Request-Id: ${requestId}`,
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function clientErrorAnswer(parserCode: string | undefined): [number, string, string] {
+  switch (parserCode) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'request_header_fields_too_large', 'The request headers are too large.'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'request_timeout', 'The request did not arrive in time.'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'payload_too_large', 'The request body is too large.'];
+    default:
+      return [400, 'invalid_request', 'The request is not valid HTTP.'];
+  }
 }
 
 function closeServer(server: Server): Promise<void> {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import { makeDynaliteWritesAtomic } from './dynalite-atomic-writes';
 
 export interface DynaliteOptions {
   /** LevelDB directory; without one the data lives in memory. */
@@ -13,8 +14,12 @@ export interface DynaliteServer {
   close(): Promise<void>;
 }
 
-/** dynalite, the DynamoDB API over LevelDB, listening on loopback in the calling thread. */
+/**
+ * dynalite, the DynamoDB API over LevelDB, listening on loopback in the calling thread. Each item
+ * is written with its index entries atomically, so a killed process never lists what it cannot read.
+ */
 export async function listenDynalite(options: DynaliteOptions): Promise<DynaliteServer> {
+  makeDynaliteWritesAtomic();
   const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   server.listen(options.port ?? 0, '127.0.0.1');
   await once(server, 'listening');

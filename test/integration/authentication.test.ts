@@ -79,8 +79,15 @@ describe('authentication over HTTP', () => {
 
   it('answers an unknown route with 404 in the error shape, before any authentication', async () => {
     const { accountId, apiKey } = await service.account();
-    await expectError(await service.request('/v1/nothing-here', { key: apiKey }), 404, 'resource_not_found');
-    await expectError(await service.request('/v1/domains', { key: apiKey, method: 'DELETE' }), 404, 'resource_not_found');
+    // The deployed gateway's own response: the request id in the body only (no X-Request-Id header).
+    const expectGatewayError = async (response: Response) => {
+      expect(response.status).toBe(404);
+      expect(response.headers.get('cache-control')).toBe('private, no-store');
+      expect(response.headers.get('x-request-id')).toBeNull();
+      expect((await json(response)).error).toMatchObject({ code: 'resource_not_found', request_id: expect.stringMatching(requestIdPattern) });
+    };
+    await expectGatewayError(await service.request('/v1/nothing-here', { key: apiKey }));
+    await expectGatewayError(await service.request('/v1/domains', { key: apiKey, method: 'DELETE' }));
     expect(await service.remaining(accountId)).toBe(100);
   });
 

@@ -12,8 +12,12 @@ let service: SpawnedService | undefined;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-start-'));
 });
-afterAll(async () => {
+afterEach(async () => {
+  // A failed test must not leave a service holding the data directory for the next one.
   await service?.stop('SIGKILL');
+  service = undefined;
+});
+afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -54,6 +58,22 @@ describe('npm start', () => {
     expect(service.output()).toContain('tempmail stopping (SIGINT)');
     service = undefined;
   });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stops cleanly on %s sent to the process npm start created, releasing its data directory',
+    async (signal) => {
+      service = await spawnNpmStart({ DATA_DIR: dataDir });
+      // Only the pid spawn returned, not its process group: what a process manager or CI signals.
+      await service.signalProcess(signal);
+      expect(service.output()).toContain(`tempmail stopping (${signal})`);
+      expect(service.child.exitCode).toBe(0);
+
+      // The data directory is free: the next start is not refused.
+      service = await spawnNpmStart({ DATA_DIR: dataDir });
+      await service.stop();
+      service = undefined;
+    },
+  );
 
   it('refuses to start a second service on a data directory in use', async () => {
     service = await spawnNpmStart({ DATA_DIR: dataDir });

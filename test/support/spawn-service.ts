@@ -13,6 +13,12 @@ export interface SpawnedService {
    * every process of it has closed its output (so the data directory is released).
    */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Sends a signal to the one process `npm start` created (as a process manager, a container
+   * runtime or CI does) and resolves once every process of its group has closed its output;
+   * rejects if that has not happened within `withinMs`.
+   */
+  signalProcess(signal: NodeJS.Signals, withinMs?: number): Promise<void>;
 }
 
 /** Runs `npm start` exactly as a person would, and waits for its `ready` line. */
@@ -23,6 +29,8 @@ export async function spawnNpmStart(env: Record<string, string>, readyWithinMs =
     detached: true,
   });
   let output = '';
+  let allClosed = false;
+  child.on('close', () => (allClosed = true));
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
@@ -46,10 +54,28 @@ export async function spawnNpmStart(env: Record<string, string>, readyWithinMs =
     smtpPort: Number(ready[2]),
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      // npm may have exited while a process of its group still holds the output open.
+      if (allClosed) return;
       const closed = once(child, 'close');
-      process.kill(-child.pid!, signal);
+      try {
+        process.kill(-child.pid!, signal);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
       await closed;
+    },
+    signalProcess: async (signal, withinMs = 10_000) => {
+      const closed = once(child, 'close');
+      child.kill(signal);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`still running ${withinMs} ms after ${signal} to pid ${child.pid}:\n${output}`)), withinMs);
+      });
+      try {
+        await Promise.race([closed, deadline]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
