@@ -157,6 +157,22 @@ describe('response validation against openapi/openapi.yaml', () => {
     ]);
   });
 
+  it("accepts the gateway's own error without X-Request-Id only when it is a row of the gateway table naming its x-amzn-RequestId", async () => {
+    const gatewayError = (id: string, message: string): Canned => ({
+      status: 500,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store', 'x-amzn-RequestId': 'a1b2c3d4-0000-4000-8000-000000000001' },
+      body: JSON.stringify({ error: { code: 'internal_error', message, request_id: id } }),
+    });
+    const failed = 'The service failed before completing the request.';
+    expect(await problemsOf('GET', '/v1/usage', gatewayError('req_a1b2c3d4-0000-4000-8000-000000000001', failed))).toEqual([]);
+    expect(await problemsOf('GET', '/v1/usage', gatewayError('req_a1b2c3d4-0000-4000-8000-000000000002', failed))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/header X-Request-Id is missing/)]),
+    );
+    expect(await problemsOf('GET', '/v1/usage', gatewayError('req_a1b2c3d4-0000-4000-8000-000000000001', 'Something else.'))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/header X-Request-Id is missing/)]),
+    );
+  });
+
   it('catches a 429 without Retry-After', async () => {
     const canned: Canned = {
       status: 429,

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 
@@ -30,7 +31,7 @@ afterAll(async () => {
 const start = () => spawnNpmStart({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 
 async function api(path: string, key: string, init: RequestInit = {}) {
-  return fetch(`${service!.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, ...init.headers } });
+  return contractFetch(`${service!.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, ...init.headers } });
 }
 
 /** Sends mail to every address, from several connections at once, until the service dies; returns the acknowledged subjects. */

@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gatewayResponseTable } from '../../lib/gateway-responses';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
@@ -15,8 +16,12 @@ import { parse } from 'yaml';
 
 export const openApiPath = join(__dirname, '..', '..', 'openapi', 'openapi.yaml');
 
-/** Headers of HTTP itself (and of Node's server), which the document does not list per operation. */
-const transportHeaders = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+/**
+ * Headers of HTTP itself (and of Node's server), which the document does not list per operation,
+ * and API Gateway's own `x-amzn-RequestId`, which the deployed gateway adds to every response and
+ * the local front adds as it does.
+ */
+const transportHeaders = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'x-amzn-requestid']);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -100,6 +105,16 @@ export function contractProblems(method: string, url: URL, status: number, heade
   const problems: string[] = [];
   const operation = operations.find((candidate) => candidate.method === method && candidate.pattern.test(path));
 
+  const gatewayMade = gatewayMadeError(status, headers, body);
+  if (gatewayMade !== undefined) {
+    // The documented deviation: the gateway's own answers carry the request id in the body only.
+    checkHeader('Cache-Control', { $ref: '#/components/headers/Cache-Control' }, '/components/headers/Cache-Control');
+    const envelope = JSON.parse(body!) as Json;
+    const validate = schema('/components/schemas/Error');
+    if (Object.keys(envelope).length !== 1 || !validate(envelope.error)) problems.push(`body is not the error shape ${describe(validate)}`);
+    return problems.map((problem) => `${method} ${path} (gateway-made ${gatewayMade}) ${status}: ${problem}`);
+  }
+
   if (!operation) {
     // No route: the gateway's 404 in the error shape, before authentication (no RateLimit-*).
     if (status !== 404) problems.push(`${method} ${path} matches no operation, yet answered ${status} instead of 404`);
@@ -168,6 +183,23 @@ export function contractProblems(method: string, url: URL, status: number, heade
     const validate = schema(pointer);
     if (!validate(value)) problems.push(`body ${describe(validate)}`);
   }
+}
+
+/**
+ * The gateway response type of an answer the gateway made itself (lib/gateway-responses.ts), or
+ * undefined: no `X-Request-Id` header, a row's status, code and message, and the request id in the
+ * body that the gateway's own `x-amzn-RequestId` header names.
+ */
+function gatewayMadeError(status: number, headers: Headers, body: string | undefined): string | undefined {
+  if (headers.has('x-request-id') || body === undefined) return undefined;
+  let error: Json;
+  try {
+    error = (JSON.parse(body) as Json)?.error;
+  } catch {
+    return undefined;
+  }
+  if (!error || error.request_id !== `req_${headers.get('x-amzn-requestid')}`) return undefined;
+  return gatewayResponseTable.find((row) => row.status === status && row.code === error.code && row.message === error.message)?.type;
 }
 
 /** Raised when a response drifts from the document. */
