@@ -5,7 +5,7 @@ import type { Logger } from '../core/logger';
 import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/mail-ports';
 import { activeRecipients, type RecipientDeps } from '../core/recipients';
 import { parseMail } from './parse-mail';
-import { sanitizeEmailHtml } from './sanitize-email-html';
+import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
 
 export interface IngestDeps extends RecipientDeps {
   messages: MessageStore;
@@ -48,7 +48,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: stored.size });
   }
   const text = await storeBody(parsed.text, `${keyPrefix}/text`, deps.blobs);
-  const html = await storeBody(sanitizeEmailHtml(parsed.html), `${keyPrefix}/html`, deps.blobs);
+  const html = await storeBody(sanitizeEmailHtml(parsed.html, { idPrefix: idPrefixFor(mail.mailId) }), `${keyPrefix}/html`, deps.blobs);
 
   const receivedAt = mail.receivedAt.toISOString();
   const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();

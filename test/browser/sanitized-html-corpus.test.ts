@@ -38,7 +38,8 @@ describe('sanitized HTML of the third-party corpus in Chromium', () => {
     await renderer.close();
     process.stdout.write(
       `browser proof, corpus: ${sanitized.length} payloads, ${renderer.counts.renders} renders, ${renderer.counts.clicks} clicks, ` +
-        `${renderer.counts.events} dispatched events, ${renderer.contentRequests.length} content requests (images, links), ` +
+        `${renderer.counts.events} dispatched events, ${renderer.counts.inPageLinks} in-page links (${renderer.counts.inPageTargets} reaching their target), ` +
+        `${renderer.contentRequests.length} content requests (images, links), ` +
         `${renderer.incidents.length} incidents; mail ${mailed - started} ms, browser ${Date.now() - mailed} ms\n`,
     );
     expect(renderer.incidents.map(({ kind, detail, during }) => `${kind}: ${detail} [${during.slice(0, 100)}]`)).toEqual([]);

@@ -109,7 +109,7 @@ export class MailRenderer {
   readonly incidents: Incident[] = [];
   readonly contentRequests: ContentRequest[] = [];
   /** What each render did, for the figures the suite reports. */
-  readonly counts = { renders: 0, clicks: 0, events: 0 };
+  readonly counts = { renders: 0, clicks: 0, events: 0, inPageLinks: 0, inPageTargets: 0 };
   private during = '';
   private body = '';
   /** The links and images of the HTML on screen: the only other hosts it may reach, and only by a click or an image load. */
@@ -267,13 +267,16 @@ export class MailRenderer {
    * has been drawn, so that consequences of the clicks and loads have happened.
    */
   private async interact() {
-    const done = await this.page.evaluate<{ clicks: number; events: number }>(`(${interactWithEverything})()`).catch((error: Error) => {
+    const done = await this.page.evaluate<Interaction>(`(${interactWithEverything})()`).catch((error: Error): Interaction => {
       // Only a page that navigated away (or was replaced) loses its context mid-interaction.
       this.incident('page navigated or replaced during interaction', error.message.split('\n')[0]!);
-      return { clicks: 0, events: 0 };
+      return { clicks: 0, events: 0, clobbered: [], inPageLinks: 0, inPageTargets: 0 };
     });
+    for (const name of done.clobbered) this.incident('DOM clobbering', name);
     this.counts.clicks += done.clicks;
     this.counts.events += done.events;
+    this.counts.inPageLinks += done.inPageLinks;
+    this.counts.inPageTargets += done.inPageTargets;
   }
 
   async close() {
@@ -295,8 +298,42 @@ const assignInnerHtml = `(htmls, again) => {
   }
 }`;
 
-/** Page-side code: see `interact`. */
+interface Interaction {
+  clicks: number;
+  events: number;
+  /** Page properties that an element of the mail has taken over (`document.x`, `window.x`). */
+  clobbered: string[];
+  /** In-page `#` links, and how many of them find their target in the page. */
+  inPageLinks: number;
+  inPageTargets: number;
+}
+
+/** Page-side code: see `interact`. Also looks for DOM clobbering and counts in-page links. */
 const interactWithEverything = `async () => {
+  const names = ['location', 'document', 'alert', 'getElementById', 'querySelector', 'querySelectorAll', 'body', 'head',
+    'cookie', 'domain', 'forms', 'images', 'links', 'defaultView', 'createElement', 'write', 'open', 'top', 'parent',
+    'self', 'opener', 'name', '__incident', 'fetch', 'XMLHttpRequest', 'console', 'localStorage', 'origin', 'URL',
+    'documentElement', 'currentScript', 'activeElement', 'x', 'config', 'CONFIG', 'settings'];
+  const taken = (value) => value instanceof Element || value instanceof HTMLCollection || value instanceof NodeList;
+  // What the document's own interfaces answer for a name, bypassing named access to elements.
+  const native = (name) => {
+    for (let proto = Object.getPrototypeOf(document); proto; proto = Object.getPrototypeOf(proto)) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+      if (descriptor) return descriptor.get ? descriptor.get.call(document) : descriptor.value;
+    }
+    return undefined;
+  };
+  const clobbered = [];
+  for (const name of names) {
+    // None of these is an element or a collection on a window of its own.
+    if (taken(window[name])) clobbered.push('window.' + name);
+    if (taken(document[name]) && document[name] !== native(name)) clobbered.push('document.' + name);
+  }
+  const inPage = Array.from(document.querySelectorAll('a[href^="#"]'));
+  const inPageTargets = inPage.filter((link) => {
+    const id = decodeURIComponent(link.getAttribute('href').slice(1));
+    return document.getElementById(id) !== null || document.getElementsByName(id).length > 0;
+  }).length;
   const types = ['mouseover', 'mouseenter', 'mousedown', 'mouseup', 'pointerover', 'pointerdown', 'focus', 'focusin', 'keydown',
     'input', 'change', 'toggle', 'animationstart', 'transitionend', 'scroll', 'wheel', 'copy', 'dragstart', 'touchstart'];
   let events = 0;
@@ -317,7 +354,7 @@ const interactWithEverything = `async () => {
     image.addEventListener('error', settle, { once: true });
   })));
   await new Promise((settle) => requestAnimationFrame(() => setTimeout(settle, 0)));
-  return { clicks: clickables.length, events };
+  return { clicks: clickables.length, events, clobbered, inPageLinks: inPage.length, inPageTargets };
 }`;
 
 /** A request's frame; a popup's first navigation has none yet. */

@@ -1,4 +1,4 @@
-import { sanitizeEmailHtml } from '../../../lambdas/inbound/sanitize-email-html';
+import { idPrefixFor, sanitizeEmailHtml } from '../../../lambdas/inbound/sanitize-email-html';
 import { dangerousResidue } from '../../support/html-residue';
 import { domClobbering, xssVectors as vectors } from '../../support/xss-vectors';
 
@@ -25,6 +25,41 @@ describe('sanitizeEmailHtml against hostile HTML', () => {
   });
 });
 
+describe('sanitizeEmailHtml with a message id prefix', () => {
+  const idPrefix = idPrefixFor('1795000000000-AbCdEfGhIjKl');
+
+  it('makes a prefix of m-, ten hex characters and a dash, distinct per mail', () => {
+    expect(idPrefix).toMatch(/^m-[0-9a-f]{10}-$/);
+    expect(idPrefixFor('1795000000000-AbCdEfGhIjKm')).not.toBe(idPrefix);
+  });
+
+  it.each(vectors)('leaves no dangerous residue and is idempotent: %s', (_name, html) => {
+    const once = sanitizeEmailHtml(html, { idPrefix });
+    expect(dangerousResidue(once, { idPrefix })).toEqual([]);
+    expect(sanitizeEmailHtml(once, { idPrefix })).toBe(once);
+  });
+
+  it.each(domClobbering)('keeps ids and names only under the prefix: %s', (_name, html) => {
+    const clean = sanitizeEmailHtml(html, { idPrefix });
+    for (const [, value] of clean.matchAll(/\s(?:id|name)="([^"]*)"/g)) expect(value!.startsWith(idPrefix)).toBe(true);
+  });
+
+  it('keeps in-page links and their targets under the prefix, in the same tab', () => {
+    const html = '<a href="#top">up</a><h2 id="top">Top</h2><a name="old-anchor"></a><a href="#old-anchor">x</a><a href="https://x.example/#top">out</a>';
+    expect(sanitizeEmailHtml(html, { idPrefix })).toBe(
+      `<a href="#${idPrefix}top">up</a><h2 id="${idPrefix}top">Top</h2><a rel="noopener noreferrer nofollow" target="_blank" name="${idPrefix}old-anchor"></a>` +
+        `<a href="#${idPrefix}old-anchor">x</a><a href="https://x.example/#top" rel="noopener noreferrer nofollow" target="_blank">out</a>`,
+    );
+  });
+
+  it.each(['#', '# x', '#a#b', '#a"b', '#javascript:alert(1)'])('keeps only a plain fragment: %s', (href) => {
+    const clean = sanitizeEmailHtml(`<a href="${href}">go</a>`, { idPrefix });
+    expect(dangerousResidue(clean, { idPrefix })).toEqual([]);
+    const kept = /href="([^"]*)"/.exec(clean)?.[1];
+    if (kept !== undefined) expect(kept.startsWith(`#${idPrefix}`)).toBe(true);
+  });
+});
+
 describe('the residue checker', () => {
   it.each([
     ['<img src=x onerror=alert(1)>', 'event handler onerror on <img>'],
@@ -33,6 +68,7 @@ describe('the residue checker', () => {
     ['<div style="width:e\\78 pression(alert(1))">x</div>', 'CSS expression( in <div> style="width:e\\78 pression(alert(1))"'],
     ['<svg></svg>', 'element <svg>'],
     ['<iframe srcdoc="x"></iframe>', 'attribute srcdoc on <iframe>'],
+    ['<img name="getElementById">', 'clobbering name="getElementById" on <img>'],
   ])('reports the residue in %s', (html, problem) => {
     expect(dangerousResidue(html)).toContain(problem);
   });
