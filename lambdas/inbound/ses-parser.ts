@@ -18,6 +18,7 @@ export function createSesParser(services: () => BlobServices) {
         rawKey: `${sesRawPrefix}${mail.messageId}`,
         recipients: mail.recipients,
         receivedAt: mail.receivedAt,
+        identity: `ses:${mail.messageId}`,
       },
       services(),
     );
