@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
@@ -17,15 +18,24 @@ class MessageTooLarge extends Error {}
 export function smtpDelivery(services: BlobServices) {
   return {
     async acceptRecipient(address: string): Promise<void> {
-      if (!(await activeRecipient(address, services))) throw smtpError(550, '5.1.1 No such mailbox here');
+      let found: Awaited<ReturnType<typeof activeRecipient>>;
+      try {
+        found = await activeRecipient(address, services);
+      } catch (error) {
+        // Not knowing is not "no such mailbox": a permanent 550 would make the sender bounce the mail.
+        services.logger.error('recipient not looked up', { error: (error as Error).name });
+        throw smtpError(451, '4.3.0 Temporary lookup failure, try again later');
+      }
+      if (!found) throw smtpError(550, '5.1.1 No such mailbox here');
     },
 
     async receive(message: Readable, recipients: string[]): Promise<void> {
       const receivedAt = services.clock.now();
       const mailId = newMailId(receivedAt);
       const rawKey = `mail/${mailId}/raw`;
+      const digest = createHash('sha256');
       try {
-        await services.blobs.put(rawKey, message.pipe(sizeLimit(maxMessageBytes)), { contentType: 'message/rfc822' });
+        await services.blobs.put(rawKey, message.pipe(sizeLimit(maxMessageBytes, digest)), { contentType: 'message/rfc822' });
       } catch (error) {
         await drain(message);
         await services.blobs.delete(rawKey).catch(() => undefined);
@@ -34,7 +44,8 @@ export function smtpDelivery(services: BlobServices) {
         throw smtpError(451, '4.3.0 Temporary storage failure, try again later');
       }
       try {
-        await ingestMail({ mailId, rawKey, recipients, receivedAt }, services);
+        // The same bytes sent again (a sender's retry after 451) are the same mail: one message per address.
+        await ingestMail({ mailId, rawKey, recipients, receivedAt, identity: `sha256:${digest.digest('hex')}` }, services);
       } catch (error) {
         services.logger.error('mail not ingested', { mail_id: mailId, error: (error as Error).name });
         throw smtpError(451, '4.3.0 Temporary failure, try again later');
@@ -43,12 +54,13 @@ export function smtpDelivery(services: BlobServices) {
   };
 }
 
-/** Fails the stream once more than `max` bytes have passed. */
-function sizeLimit(max: number): Transform {
+/** Fails the stream once more than `max` bytes have passed; hashes what passes. */
+function sizeLimit(max: number, digest: ReturnType<typeof createHash>): Transform {
   let seen = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
+      digest.update(chunk);
       done(seen > max ? new MessageTooLarge() : null, chunk);
     },
   });

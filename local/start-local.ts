@@ -89,8 +89,10 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   });
   const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
   const sweep = () => sweepExpired(services);
+  // The sweep in flight, so that closing waits for it instead of closing the store under it.
+  let sweeping: Promise<unknown> = Promise.resolve();
   const sweeper = setInterval(() => {
-    sweep().catch((error: Error) => services.logger.error('sweep failed', { error: error.name }));
+    sweeping = sweep().catch((error: Error) => services.logger.error('sweep failed', { error: error.name }));
   }, sweepIntervalMs);
   sweeper.unref();
   if (config.dataDir) await announceEndpoint(config.dataDir, dynamodb.endpoint);
@@ -104,7 +106,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     sweep,
     close: async () => {
       clearInterval(sweeper);
-      await Promise.all([smtp.close(), gateway.close()]);
+      await Promise.all([smtp.close(), gateway.close(), sweeping]);
       if (config.dataDir) await withdrawEndpoint(config.dataDir);
       await dynamodb.close();
     },

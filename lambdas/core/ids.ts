@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 
 /** Resource kinds and their identifier prefixes (contract: `eml_`, `msg_`, `att_`; ours: `acc_`, `key_`). */
 export type IdPrefix = 'eml' | 'msg' | 'att' | 'acc' | 'key';
@@ -9,6 +9,16 @@ export type IdPrefix = 'eml' | 'msg' | 'att' | 'acc' | 'key';
  */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomBytes(16).toString('base64url')}`;
+}
+
+/**
+ * The id of the message one delivered mail makes for one address: derived from what stays the
+ * same when the same mail is delivered again (its identity) and the address's email id, so that
+ * a repeated delivery (an SMTP retry after 451, a Lambda retry) names the message already
+ * written instead of making a second one. Same shape as `newId('msg')`.
+ */
+export function deliveredMessageId(mailIdentity: string, emailId: string): string {
+  return `msg_${createHash('sha256').update(`${mailIdentity}\n${emailId}`, 'utf8').digest().subarray(0, 16).toString('base64url')}`;
 }
 
 /** A gateway-style request id (a UUID), as API Gateway puts in `requestContext.requestId`. */

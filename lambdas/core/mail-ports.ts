@@ -145,7 +145,11 @@ export interface MessagePage {
 }
 
 export interface MessageStore {
-  put(message: MessageRecord): Promise<void>;
+  /**
+   * Writes a new message; `exists` when a message with its id is already stored (a delivery
+   * made again), which is left as it is.
+   */
+  put(message: MessageRecord): Promise<'created' | 'exists'>;
   get(messageId: string): Promise<MessageRecord | undefined>;
   /** An email's messages received after `receivedAfter`, newest first, from a position. */
   listByEmail(emailId: string, page: { receivedAfter: string; after?: string; limit: number }): Promise<MessagePage>;

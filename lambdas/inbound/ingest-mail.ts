@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
-import { newId } from '../core/ids';
+import { deliveredMessageId } from '../core/ids';
 import type { Logger } from '../core/logger';
 import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/mail-ports';
 import { activeRecipients, type RecipientDeps } from '../core/recipients';
 import { parseMail } from './parse-mail';
-import { sanitizeEmailHtml } from './sanitize-email-html';
+import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
 
 export interface IngestDeps extends RecipientDeps {
   messages: MessageStore;
@@ -23,6 +23,11 @@ export interface ReceivedMail {
   rawKey: string;
   /** The envelope recipients (RCPT TO). */
   recipients: readonly string[];
+  /**
+   * What stays the same when this mail is delivered again: the SES message id, or the hash of
+   * the raw bytes the SMTP intake received. Each address gets one message per identity.
+   */
+  identity: string;
   receivedAt: Date;
 }
 
@@ -34,7 +39,8 @@ export const inlineBodyMaxBytes = 32 * 1024;
  * addresses among the envelope recipients, parses the stored raw message once, sanitizes its
  * HTML, and writes one message per address. It resolves only once everything is written, so the
  * caller's acknowledgement (SMTP 250) is a promise kept; a failure before that leaves at most
- * blobs without a message, which the sweeper removes.
+ * blobs without a message, which the sweeper removes, and messages for some of the addresses,
+ * which a repeated delivery finds by their derived ids rather than writing twice.
  */
 export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<{ messageIds: string[] }> {
   const targets = await activeRecipients(mail.recipients, deps);
@@ -48,12 +54,12 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: stored.size });
   }
   const text = await storeBody(parsed.text, `${keyPrefix}/text`, deps.blobs);
-  const html = await storeBody(sanitizeEmailHtml(parsed.html), `${keyPrefix}/html`, deps.blobs);
+  const html = await storeBody(sanitizeEmailHtml(parsed.html, { idPrefix: idPrefixFor(mail.mailId) }), `${keyPrefix}/html`, deps.blobs);
 
   const receivedAt = mail.receivedAt.toISOString();
   const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();
   const messages: MessageRecord[] = targets.map((email) => ({
-    messageId: newId('msg'),
+    messageId: deliveredMessageId(mail.identity, email.emailId),
     emailId: email.emailId,
     accountId: email.accountId,
     mailId: mail.mailId,
@@ -68,8 +74,10 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     attachments: parsed.attachments,
     rawKey: mail.rawKey,
   }));
-  await Promise.all(messages.map((message) => deps.messages.put(message)));
-  deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length, size_bytes: stored.size });
+  // A message already written by an earlier delivery of the same mail stays as it is (exactly once per address).
+  const outcomes = await Promise.all(messages.map((message) => deps.messages.put(message)));
+  const again = outcomes.filter((outcome) => outcome === 'exists').length;
+  deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: stored.size });
   return { messageIds: messages.map((message) => message.messageId) };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import sanitizeHtml from 'sanitize-html';
 
 /**
@@ -29,12 +30,13 @@ const nonTextTags = [
 const cellLayout = ['width', 'height', 'align', 'valign', 'bgcolor', 'colspan', 'rowspan', 'nowrap'];
 
 /**
- * No `id`, `name` or `class`: ids and names clobber the host page's DOM, classes reach its CSS.
+ * `id` (and `a[name]`, the old anchor) only under the message's prefix (see `withPrefixedIds`),
+ * and dropped when no prefix is given. No `class`: classes reach the host page's CSS.
  * No URL-bearing attribute other than `a[href]` and `img[src]` (no `background`, `srcset`, `cite`).
  */
 const allowedAttributes: Record<string, string[]> = {
-  '*': ['style', 'title', 'dir', 'lang'],
-  a: ['href', 'rel', 'target'],
+  '*': ['style', 'title', 'dir', 'lang', 'id'],
+  a: ['href', 'rel', 'target', 'name'],
   img: ['src', 'alt', 'width', 'height', 'align', 'border', 'hspace', 'vspace'],
   table: ['width', 'height', 'align', 'bgcolor', 'border', 'cellpadding', 'cellspacing', 'summary'],
   tr: ['height', 'align', 'valign', 'bgcolor'],
@@ -123,44 +125,96 @@ function urlStart(value: string): string {
 const safeHref = /^(?:https?|mailto):/;
 const safeImageSrc = /^(?:https?:|cid:|data:image\/(?:png|gif|jpeg|webp)[;,])/;
 
+/** A fragment link inside the mail: `#` and at least one character that cannot end the attribute or the URL. */
+const inPageHref = /^#[^\s"'<>`#]+$/;
+
 /**
- * Only absolute http(s)/mailto links and http(s)/cid/raster-data images keep their URL: relative
- * URLs would resolve against the page showing the mail, and `data:image/svg+xml` can carry script.
- * sanitize-html's own scheme check (`allowedSchemesByTag`) runs after this, as a second guard.
+ * Only absolute http(s)/mailto links, in-page `#` links (rewritten to the message's prefixed
+ * ids) and http(s)/cid/raster-data images keep their URL: other relative URLs would resolve
+ * against the page showing the mail, and `data:image/svg+xml` can carry script. An outside link
+ * opens a new tab without a way back; an in-page link stays in the page. sanitize-html's own
+ * scheme check (`allowedSchemesByTag`) runs after this, as a second guard.
  */
-const transformTags: Record<string, sanitizeHtml.Transformer> = {
-  a: (tagName, { rel: _rel, target: _target, ...attribs }) => ({
-    tagName,
-    attribs: { ...withSafeUrl(attribs, 'href', safeHref), rel: 'noopener noreferrer nofollow', target: '_blank' },
-  }),
-  img: (tagName, attribs) => ({ tagName, attribs: withSafeUrl(attribs, 'src', safeImageSrc) }),
-};
+function transformTags(idPrefix: string | undefined): Record<string, sanitizeHtml.Transformer> {
+  return {
+    a: (tagName, { rel: _rel, target: _target, ...attribs }) => {
+      const href = attribs.href ?? '';
+      if (idPrefix && inPageHref.test(href.trim())) {
+        const fragment = href.trim().slice(1);
+        const prefixed = fragment.startsWith(idPrefix) ? fragment : `${idPrefix}${fragment}`;
+        return { tagName, attribs: { ...withPrefixedIds(attribs, idPrefix), href: `#${prefixed}` } };
+      }
+      return {
+        tagName,
+        attribs: {
+          ...withPrefixedIds(withSafeUrl(attribs, 'href', safeHref), idPrefix),
+          rel: 'noopener noreferrer nofollow',
+          target: '_blank',
+        },
+      };
+    },
+    img: (tagName, attribs) => ({ tagName, attribs: withPrefixedIds(withSafeUrl(attribs, 'src', safeImageSrc), idPrefix) }),
+    '*': (tagName, attribs) => ({ tagName, attribs: withPrefixedIds(attribs, idPrefix) }),
+  };
+}
+
+/**
+ * `id` and `name` moved under the message's prefix, so that they can neither clobber the host
+ * page's DOM (`window.x`, `document.x`, `form.x` need a name that is an identifier; a prefixed
+ * one holds a `-`) nor collide with the page's or another message's ids. Without a prefix both
+ * are dropped. A value already under the prefix is kept, so sanitizing again changes nothing.
+ */
+function withPrefixedIds(attribs: sanitizeHtml.Attributes, idPrefix: string | undefined): sanitizeHtml.Attributes {
+  const { id, name, ...rest } = attribs;
+  if (!idPrefix) return rest;
+  const prefixed = (value: string | undefined) => {
+    const clean = (value ?? '').trim();
+    if (!/^[^\s"'<>`]+$/.test(clean)) return undefined;
+    return clean.startsWith(idPrefix) ? clean : `${idPrefix}${clean}`;
+  };
+  return {
+    ...rest,
+    ...(prefixed(id) ? { id: prefixed(id)! } : {}),
+    ...(prefixed(name) ? { name: prefixed(name)! } : {}),
+  };
+}
 
 /** The attributes in their order, without `name` unless its value starts with an allowed scheme. */
 function withSafeUrl(attribs: sanitizeHtml.Attributes, name: string, allowed: RegExp): sanitizeHtml.Attributes {
   return Object.fromEntries(Object.entries(attribs).filter(([key, value]) => key !== name || allowed.test(urlStart(value))));
 }
 
-const options: sanitizeHtml.IOptions = {
+const baseOptions: sanitizeHtml.IOptions = {
   allowedTags,
   allowedAttributes,
   allowedStyles: { '*': allowedStyles },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: { a: ['http', 'https', 'mailto'], img: ['http', 'https', 'cid', 'data'] },
   allowProtocolRelative: false,
-  transformTags,
   nonTextTags,
   disallowedTagsMode: 'discard',
 };
 
+const withoutIds = { ...baseOptions, transformTags: transformTags(undefined) };
+
 /**
  * Makes a received mail's HTML safe to show (DESIGN, Inbound mail: "HTML through sanitize-html
  * with an allowlist"): no script, event handler, form, frame, object, `javascript:` or non-image
- * `data:` URL, nor CSS beyond plain colors, lengths and fonts; links open in a new tab with
- * `rel="noopener noreferrer nofollow"`. Tables, images (`cid:` included) and links keep their layout.
+ * `data:` URL, nor CSS beyond plain colors, lengths and fonts; outside links open in a new tab
+ * with `rel="noopener noreferrer nofollow"`. Tables, images (`cid:` included) and links keep
+ * their layout. With `idPrefix`, ids, anchor names and in-page `#` links are kept under it.
  *
  * @example sanitizeEmailHtml('<p onclick="x()">Hi <script>x()</script></p>') // '<p>Hi </p>'
+ * @example sanitizeEmailHtml('<a href="#top">up</a>', { idPrefix: 'm-1a2b-' }) // '<a href="#m-1a2b-top">up</a>'
  */
-export function sanitizeEmailHtml(html: string): string {
-  return sanitizeHtml(html, options);
+export function sanitizeEmailHtml(html: string, options: { idPrefix?: string } = {}): string {
+  return sanitizeHtml(html, options.idPrefix ? { ...baseOptions, transformTags: transformTags(options.idPrefix) } : withoutIds);
+}
+
+/**
+ * The id prefix of one received mail: `m-`, ten hex characters of its id's hash, `-`. Distinct
+ * per mail, so two messages shown on one page keep apart, and never an identifier.
+ */
+export function idPrefixFor(mailId: string): string {
+  return `m-${createHash('sha256').update(mailId, 'utf8').digest('hex').slice(0, 10)}-`;
 }

@@ -47,5 +47,7 @@ export function sesReceivedMail(event: SesReceiptEvent): ReceivedMail {
     rawKey: `${sesRawPrefix}${mail.messageId}`,
     recipients: mail.recipients,
     receivedAt: mail.receivedAt,
+    // The SES message id names the mail: a retried or redriven event is the same mail, delivered once.
+    identity: `ses:${mail.messageId}`,
   };
 }

@@ -64,6 +64,8 @@ function attributeProblems(element: Element): string[] {
     const problems: string[] = [];
     if (name.startsWith('on')) problems.push(`event handler ${name} on ${where}`);
     if (forbiddenAttributes.has(name)) problems.push(`attribute ${name} on ${where}`);
+    // A name that is an identifier reaches `window.x`, `document.x` or `form.x`: DOM clobbering.
+    if ((name === 'id' || name === 'name') && /^[A-Za-z_$][\w$]*$/.test(value)) problems.push(`clobbering ${name}="${value}" on ${where}`);
     const url = urlAttributes.has(name) ? urlProblem(value) : undefined;
     if (url) problems.push(`${url} in ${where} ${name}="${value}"`);
     if (name === 'style') {
@@ -93,10 +95,10 @@ function elementsOf(parent: ParentNode): Element[] {
  * Problems left in HTML that should be safe to render, in words fit for a failure message; `[]`
  * when there are none. Beyond the element, attribute, URL and CSS rules above, two stability
  * probes: the parsed tree, serialized and parsed again, must hold the same elements (no mutation
- * on a round trip), and sanitizing the HTML again must not change it (the sanitizer is idempotent
- * on its own output).
+ * on a round trip), and sanitizing the HTML again (with the same id prefix) must not change it
+ * (the sanitizer is idempotent on its own output).
  */
-export function dangerousResidue(html: string): string[] {
+export function dangerousResidue(html: string, options: { idPrefix?: string } = {}): string[] {
   const fragment = parseAsBrowser(html);
   const elements = elementsOf(fragment);
   const problems = elements.flatMap((element) => [
@@ -108,7 +110,7 @@ export function dangerousResidue(html: string): string[] {
     .map((e) => e.tagName)
     .join(' ');
   if (reparsedNames !== names) problems.push(`elements change on re-parsing: [${names}] became [${reparsedNames}]`);
-  const again = sanitizeEmailHtml(html);
+  const again = sanitizeEmailHtml(html, options);
   if (again !== html) problems.push(`sanitizing again changes the HTML: ${JSON.stringify(html)} became ${JSON.stringify(again)}`);
   return problems;
 }

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttachmentRecord, MessagePage, MessageRecord, MessageStore, StoredBody } from '../../core/mail-ports';
-import { guardStorage } from './storage-errors';
+import { conditionally, guardStorage } from './storage-errors';
 
 interface MessageItem {
   message_id: string;
@@ -33,8 +33,8 @@ export class DynamoDbMessageStore implements MessageStore {
     private readonly tableName: string,
   ) {}
 
-  async put(message: MessageRecord): Promise<void> {
-    await guardStorage(() =>
+  async put(message: MessageRecord): Promise<'created' | 'exists'> {
+    const written = await conditionally(() =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
@@ -43,6 +43,7 @@ export class DynamoDbMessageStore implements MessageStore {
         }),
       ),
     );
+    return written === undefined ? 'exists' : 'created';
   }
 
   async get(messageId: string): Promise<MessageRecord | undefined> {

@@ -1,0 +1,88 @@
+import type { Browser } from 'playwright-core';
+import { MailRenderer, mailAndReadBack, renderAllWays, type SanitizedVector } from '../support/browser-proof';
+import { launchChromium } from '../support/chromium';
+import { startTestService, type TestService } from '../support/local-service';
+import { xssVectors } from '../support/xss-vectors';
+
+let service: TestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  [service, browser] = await Promise.all([startTestService(), launchChromium()]);
+});
+afterAll(async () => {
+  await Promise.all([service?.close(), browser?.close()]);
+});
+
+describe('the browser harness', () => {
+  it('sees harm when it is there: unsanitized vectors run script, break the CSP, reach other hosts and navigate', async () => {
+    const renderer = await MailRenderer.open(browser);
+    const raw: SanitizedVector[] = [
+      { name: 'script', html: '<script>alert("script")</script>' },
+      { name: 'handler', html: '<img src="https://x.example/a.png" onerror="confirm(\'handler\')">' },
+      { name: 'clicked javascript: link', html: '<a href="javascript:console.log(\'link\')">x</a>' },
+      { name: 'remote script', html: '<script src="https://evil.example/x.js"></script>' },
+      { name: 'tab that can reach back', html: '<a href="https://x.example/opened" target="_blank" rel="opener">x</a>' },
+      { name: 'meta refresh', html: '<meta http-equiv="refresh" content="0;url=https://evil.example/">' },
+      { name: 'clobbering', html: '<img name="getElementById"><form id="location"></form>' },
+    ];
+    await renderAllWays(renderer, raw);
+    const kinds = new Set(renderer.incidents.map((incident) => incident.kind));
+    expect([...kinds]).toEqual(
+      expect.arrayContaining([
+        'script execution: alert',
+        'script execution: confirm',
+        'script execution: console.log',
+        'CSP violation',
+        'request to another host (script)',
+        'request to another host (document, main frame)',
+        'opened tab can reach its opener',
+        'DOM clobbering',
+      ]),
+    );
+    expect(renderer.incidents.some((incident) => incident.detail.includes('https://evil.example/'))).toBe(true);
+    await renderer.close();
+  });
+});
+
+describe('ids and in-page links in Chromium', () => {
+  it('keeps in-page links working under the message prefix, without clobbering the page', async () => {
+    const html = [
+      '<p><a href="#section-2">Jump to section 2</a> <a href="#top">Top</a> <a href="#old">Old anchor</a></p>',
+      '<h1 id="top">Newsletter</h1><div style="height:3000px">long</div>',
+      '<h2 id="section-2">Section 2</h2><a name="old"></a><p>end</p>',
+      '<img id="getElementById" name="location" alt="clobber attempt"><form id="forms"></form>',
+    ].join('');
+    const [vector] = await mailAndReadBack(service, [['in-page links', html]]);
+    const prefix = /id="(m-[0-9a-f]{10}-)top"/.exec(vector!.html)?.[1];
+    expect(prefix).toBeDefined();
+    expect(vector!.html).toContain(`href="#${prefix}section-2"`);
+    const renderer = await MailRenderer.open(browser);
+    await renderAllWays(renderer, [vector!]);
+    await renderer.close();
+    expect(renderer.incidents).toEqual([]);
+    // Three links, each found in each of the three renders.
+    expect(renderer.counts.inPageLinks).toBe(9);
+    expect(renderer.counts.inPageTargets).toBe(9);
+  }, 60_000);
+});
+
+describe('sanitized HTML of the project vectors in Chromium', () => {
+  it(`mails the ${xssVectors.length} vectors, reads them back through /v1, renders them three ways, clicks everything: nothing runs, reports or leaves`, async () => {
+    expect(xssVectors.length).toBeGreaterThanOrEqual(150);
+    const started = Date.now();
+    const sanitized = await mailAndReadBack(service, xssVectors);
+    const mailed = Date.now();
+    const renderer = await MailRenderer.open(browser);
+    await renderAllWays(renderer, sanitized);
+    await renderer.close();
+    process.stdout.write(
+      `browser proof, project vectors: ${sanitized.length} vectors, ${renderer.counts.renders} renders, ${renderer.counts.clicks} clicks, ` +
+        `${renderer.counts.events} dispatched events, ${renderer.counts.inPageLinks} in-page links (${renderer.counts.inPageTargets} reaching their target), ` +
+        `${renderer.contentRequests.length} content requests (images, links), ` +
+        `${renderer.incidents.length} incidents; mail ${mailed - started} ms, browser ${Date.now() - mailed} ms\n`,
+    );
+    expect(renderer.incidents.map(({ kind, detail, during }) => `${kind}: ${detail} [${during.slice(0, 100)}]`)).toEqual([]);
+    expect(renderer.counts.renders).toBe(3 * xssVectors.length);
+  }, 240_000);
+});

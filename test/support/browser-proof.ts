@@ -1,0 +1,389 @@
+import { randomUUID } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { Browser, BrowserContext, Frame, Page, Request } from 'playwright-core';
+import { json } from './json';
+import type { TestService } from './local-service';
+
+/** A vector as it came back from the API: the sanitized `html` of its message. */
+export interface SanitizedVector {
+  name: string;
+  html: string;
+}
+
+/**
+ * Mails each vector as its own message through the SMTP intake (nodemailer over one pooled
+ * connection), then reads every message back through `/v1` and returns its sanitized `html`.
+ * Reads stay under the short-window limit by moving the test clock to the next window.
+ */
+export async function mailAndReadBack(service: TestService, vectors: readonly [string, string][]): Promise<SanitizedVector[]> {
+  const { apiKey } = await service.account('paid');
+  const localPart = `xss-${randomUUID().slice(0, 8)}`;
+  const created = await service.createEmail(apiKey, { local_part: localPart });
+  if (created.status !== 201) throw new Error(`address not created: ${created.status}`);
+  const emailId = (await json(created)).data.id as string;
+
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: service.runtime.smtpPort,
+    secure: false,
+    ignoreTLS: true,
+    pool: true,
+    maxConnections: 2,
+    maxMessages: Infinity,
+  });
+  try {
+    await Promise.all(
+      vectors.map(([, html], index) =>
+        transport.sendMail({ from: 'sender@example.org', to: `${localPart}@tempmail.localhost`, subject: `vector ${index}`, html }),
+      ),
+    );
+  } finally {
+    transport.close();
+  }
+
+  let requests = 0;
+  const get = async (path: string) => {
+    if (++requests % 250 === 0) service.clock.advance(60_000);
+    const response = await service.request(path, { key: apiKey });
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+    return json(response);
+  };
+  const idsBySubject = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const page = await get(`/v1/emails/${emailId}/messages?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    for (const item of page.data) idsBySubject.set(item.subject, item.id);
+    cursor = page.pagination.has_more ? page.pagination.next_cursor : undefined;
+  } while (cursor);
+
+  const sanitized: SanitizedVector[] = [];
+  for (const [index, [name]] of vectors.entries()) {
+    const id = idsBySubject.get(`vector ${index}`);
+    if (!id) throw new Error(`vector ${index} (${name}) was not delivered`);
+    sanitized.push({ name, html: (await get(`/v1/messages/${id}`)).data.html as string });
+  }
+  return sanitized;
+}
+
+/** Something that should never happen while sanitized mail is shown and clicked. */
+export interface Incident {
+  kind: string;
+  detail: string;
+  /** Which render it happened in: the mode and the vectors on the page. */
+  during: string;
+}
+
+/** A request to another host that the mail's own content asked for, by design (DESIGN: inbound mail keeps remote images and links). */
+export interface ContentRequest {
+  type: 'image' | 'link';
+  url: string;
+}
+
+const origin = 'http://mail.test';
+const cspReportPath = '/csp-report';
+
+/**
+ * Installed in every frame before any of its scripts: replaces the functions a payload calls to
+ * prove it ran, and listens for the report-only CSP's violations. `__incident` is a Playwright
+ * binding, so a report reaches the test even when the page's own state is corrupted.
+ */
+const hooks = `(() => {
+  const report = (kind, detail) => { try { window.__incident(kind, String(detail).slice(0, 300)); } catch (e) {} };
+  for (const name of ['alert', 'confirm', 'prompt', 'print']) {
+    window[name] = function (value) { report('script execution: ' + name, value); };
+  }
+  for (const name of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'dir', 'table']) {
+    console[name] = function (value) { report('script execution: console.' + name, value); };
+  }
+  document.addEventListener('securitypolicyviolation', (event) => {
+    report('CSP violation', event.violatedDirective + ' ' + event.blockedURI + ' ' + event.sample);
+  }, true);
+})();`;
+
+/**
+ * Chromium rendering sanitized HTML at a made-up origin served from inside the test
+ * (`page.route`), with a report-only `script-src 'none'` policy. Every request to any other host
+ * is refused and recorded, every dialog dismissed and recorded, every popup recorded and closed.
+ */
+export class MailRenderer {
+  readonly incidents: Incident[] = [];
+  readonly contentRequests: ContentRequest[] = [];
+  /** What each render did, for the figures the suite reports. */
+  readonly counts = { renders: 0, clicks: 0, events: 0, inPageLinks: 0, inPageTargets: 0 };
+  private during = '';
+  private body = '';
+  /** The links and images of the HTML on screen: the only other hosts it may reach, and only by a click or an image load. */
+  private linkUrls = new Set<string>();
+  private imageUrls = new Set<string>();
+  private readonly popups = new Set<Promise<void>>();
+
+  /** The page renders happen in; replaced by a fresh one after it navigated itself. */
+  private page!: Page;
+  private pageNavigatedAway = false;
+
+  private constructor(private readonly context: BrowserContext) {}
+
+  static async open(browser: Browser): Promise<MailRenderer> {
+    const context = await browser.newContext({ serviceWorkers: 'block', acceptDownloads: false });
+    const renderer = new MailRenderer(context);
+    await renderer.install();
+    await renderer.newPage();
+    return renderer;
+  }
+
+  private incident(kind: string, detail: string) {
+    this.incidents.push({ kind, detail: detail.slice(0, 300), during: this.during });
+  }
+
+  private async newPage() {
+    const page = await this.context.newPage();
+    page.on('dialog', (dialog) => {
+      this.incident('dialog', `${dialog.type()}: ${dialog.message()}`);
+      void dialog.dismiss().catch(() => undefined);
+    });
+    page.on('framenavigated', (frame) => {
+      const url = frame.url();
+      if (url.startsWith(`${origin}/render`) || url === 'about:blank') return;
+      this.incident('navigation', `${frame === page.mainFrame() ? 'main' : 'child'} frame to ${url}`);
+      if (frame === page.mainFrame()) this.pageNavigatedAway = true;
+    });
+    page.on('popup', (popup) => this.popups.add(this.inspectPopup(popup)));
+    this.pageNavigatedAway = false;
+    this.page = page;
+  }
+
+  private async install() {
+    await this.context.exposeBinding('__incident', (_source, kind: string, detail: string) => this.incident(kind, detail));
+    await this.context.addInitScript({ content: hooks });
+    await this.context.route('**/*', async (route) => {
+      const request = route.request();
+      const url = new URL(request.url());
+      if (url.origin === origin) {
+        if (url.pathname === cspReportPath) {
+          this.incident('CSP report', request.postData() ?? '');
+          return route.fulfill({ status: 204 });
+        }
+        if (url.pathname === '/render') {
+          return route.fulfill({
+            status: 200,
+            headers: {
+              'content-type': 'text/html; charset=utf-8',
+              'content-security-policy-report-only': `script-src 'none'; report-uri ${cspReportPath}`,
+            },
+            body: this.body,
+          });
+        }
+        return route.fulfill({ status: 404, body: '' });
+      }
+      const type = request.resourceType();
+      const mainFrame = frameOf(request) === this.page.mainFrame();
+      if (mainFrame && type === 'document') this.pageNavigatedAway = true;
+      if (type === 'image' && this.imageUrls.has(request.url())) this.contentRequests.push({ type: 'image', url: request.url() });
+      else if (type === 'document' && !mainFrame && this.linkUrls.has(request.url())) {
+        // A followed link opens in a new tab: served a blank page here, so that the hooks run in it and can tell whether it can reach back.
+        this.contentRequests.push({ type: 'link', url: request.url() });
+        return route.fulfill({ status: 200, headers: { 'content-type': 'text/html' }, body: '<!doctype html><title>link</title>' });
+      } else this.incident(`request to another host (${type}${mainFrame && type === 'document' ? ', main frame' : ''})`, request.url());
+      return route.abort('blockedbyclient');
+    });
+  }
+
+  /**
+   * A tab opened by a click: it must have no way back to the page that showed the mail
+   * (`window.opener` null, as `rel="noopener"` promises).
+   */
+  private async inspectPopup(popup: Page) {
+    try {
+      await popup.waitForLoadState('load');
+      if (await popup.evaluate<boolean>('window.opener !== null')) this.incident('opened tab can reach its opener', popup.url());
+    } catch {
+      // Closed or crashed before it could be asked: the navigation itself was recorded by the route.
+    } finally {
+      await popup.close().catch(() => undefined);
+    }
+  }
+
+  /** Waits for the tabs opened so far to be inspected and closed. */
+  async settle() {
+    while (this.popups.size > 0) {
+      const pending = [...this.popups];
+      this.popups.clear();
+      await Promise.all(pending);
+    }
+  }
+
+  /**
+   * Loads the render page, in a fresh tab when the last one tried to navigate itself (already
+   * recorded as an incident), so that its late navigations cannot interrupt this load.
+   */
+  private async load() {
+    if (this.pageNavigatedAway) {
+      await this.page.close();
+      await this.newPage();
+    }
+    await this.page.goto(`${origin}/render`, { waitUntil: 'load' });
+  }
+
+  /** Serves `html` as the body of a whole page, then interacts with it. */
+  async renderAsPage(vector: SanitizedVector) {
+    this.during = `page: ${vector.name}`;
+    this.body = `<!doctype html><html><head><meta charset="utf-8"><title>mail</title></head><body>${vector.html}</body></html>`;
+    this.allowContentOf([vector.html]);
+    await this.load();
+    this.counts.renders += 1;
+    await this.interact();
+  }
+
+  /**
+   * Assigns each HTML to its own container's `innerHTML` on one blank page; with `reserialize`,
+   * reads `innerHTML` back and assigns that again, as code that copies mail between nodes would
+   * (where mutation XSS appears).
+   */
+  async renderThroughInnerHtml(vectors: SanitizedVector[], reserialize: boolean) {
+    this.during = `${reserialize ? 'innerHTML re-serialized' : 'innerHTML'}: ${vectors.map((v) => v.name).join(' | ')}`;
+    this.body = '<!doctype html><html><head><meta charset="utf-8"><title>mail</title></head><body></body></html>';
+    this.allowContentOf(vectors.map((v) => v.html));
+    await this.load();
+    await this.page.evaluate(`(${assignInnerHtml})(${JSON.stringify(vectors.map((v) => v.html))}, ${reserialize})`);
+    this.counts.renders += vectors.length;
+    await this.interact();
+  }
+
+  /**
+   * The absolute link and image URLs the HTML holds, as the browser resolves them; kept for the
+   * whole run, since a tab opened by a click may load after the next render has begun.
+   */
+  private allowContentOf(htmls: string[]) {
+    for (const html of htmls) {
+      for (const match of html.matchAll(/<a [^>]*?href="(https?:[^"]*)"/g)) this.linkUrls.add(absolute(match[1]!));
+      for (const match of html.matchAll(/<img [^>]*?src="(https?:[^"]*)"/g)) this.imageUrls.add(absolute(match[1]!));
+    }
+  }
+
+  /**
+   * Fires the events handler attributes listen for at every element, then clicks every link,
+   * button, area, summary, label and input (their activation behaviour: following links,
+   * toggling details, submitting), and waits until every image has loaded or failed and a frame
+   * has been drawn, so that consequences of the clicks and loads have happened.
+   */
+  private async interact() {
+    const done = await this.page.evaluate<Interaction>(`(${interactWithEverything})()`).catch((error: Error): Interaction => {
+      // Only a page that navigated away (or was replaced) loses its context mid-interaction.
+      this.incident('page navigated or replaced during interaction', error.message.split('\n')[0]!);
+      return { clicks: 0, events: 0, clobbered: [], inPageLinks: 0, inPageTargets: 0 };
+    });
+    for (const name of done.clobbered) this.incident('DOM clobbering', name);
+    this.counts.clicks += done.clicks;
+    this.counts.events += done.events;
+    this.counts.inPageLinks += done.inPageLinks;
+    this.counts.inPageTargets += done.inPageTargets;
+  }
+
+  async close() {
+    await this.settle();
+    await this.context.close();
+  }
+}
+
+/**
+ * Page-side code, kept as source text (the project compiles without DOM types): assigns each
+ * HTML to its own container's `innerHTML`, and with `again` reads it back and assigns it again.
+ */
+const assignInnerHtml = `(htmls, again) => {
+  for (const html of htmls) {
+    const box = document.createElement('div');
+    document.body.append(box);
+    box.innerHTML = html;
+    if (again) box.innerHTML = box.innerHTML;
+  }
+}`;
+
+interface Interaction {
+  clicks: number;
+  events: number;
+  /** Page properties that an element of the mail has taken over (`document.x`, `window.x`). */
+  clobbered: string[];
+  /** In-page `#` links, and how many of them find their target in the page. */
+  inPageLinks: number;
+  inPageTargets: number;
+}
+
+/** Page-side code: see `interact`. Also looks for DOM clobbering and counts in-page links. */
+const interactWithEverything = `async () => {
+  const names = ['location', 'document', 'alert', 'getElementById', 'querySelector', 'querySelectorAll', 'body', 'head',
+    'cookie', 'domain', 'forms', 'images', 'links', 'defaultView', 'createElement', 'write', 'open', 'top', 'parent',
+    'self', 'opener', 'name', '__incident', 'fetch', 'XMLHttpRequest', 'console', 'localStorage', 'origin', 'URL',
+    'documentElement', 'currentScript', 'activeElement', 'x', 'config', 'CONFIG', 'settings'];
+  const taken = (value) => value instanceof Element || value instanceof HTMLCollection || value instanceof NodeList;
+  // What the document's own interfaces answer for a name, bypassing named access to elements.
+  const native = (name) => {
+    for (let proto = Object.getPrototypeOf(document); proto; proto = Object.getPrototypeOf(proto)) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+      if (descriptor) return descriptor.get ? descriptor.get.call(document) : descriptor.value;
+    }
+    return undefined;
+  };
+  const clobbered = [];
+  for (const name of names) {
+    // None of these is an element or a collection on a window of its own.
+    if (taken(window[name])) clobbered.push('window.' + name);
+    if (taken(document[name]) && document[name] !== native(name)) clobbered.push('document.' + name);
+  }
+  const inPage = Array.from(document.querySelectorAll('a[href^="#"]'));
+  const inPageTargets = inPage.filter((link) => {
+    const id = decodeURIComponent(link.getAttribute('href').slice(1));
+    return document.getElementById(id) !== null || document.getElementsByName(id).length > 0;
+  }).length;
+  const types = ['mouseover', 'mouseenter', 'mousedown', 'mouseup', 'pointerover', 'pointerdown', 'focus', 'focusin', 'keydown',
+    'input', 'change', 'toggle', 'animationstart', 'transitionend', 'scroll', 'wheel', 'copy', 'dragstart', 'touchstart'];
+  let events = 0;
+  for (const element of Array.from(document.querySelectorAll('body *'))) {
+    for (const type of types) {
+      element.dispatchEvent(new Event(type, { bubbles: true }));
+      events += 1;
+    }
+  }
+  const clickables = Array.from(document.querySelectorAll('a, button, area, summary, label, input'));
+  for (const element of clickables) {
+    element.focus();
+    element.click();
+  }
+  const images = Array.from(document.images).filter((image) => !image.complete);
+  await Promise.all(images.map((image) => new Promise((settle) => {
+    image.addEventListener('load', settle, { once: true });
+    image.addEventListener('error', settle, { once: true });
+  })));
+  await new Promise((settle) => requestAnimationFrame(() => setTimeout(settle, 0)));
+  return { clicks: clickables.length, events, clobbered, inPageLinks: inPage.length, inPageTargets };
+}`;
+
+/** A request's frame; a popup's first navigation has none yet. */
+function frameOf(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A URL as the request for it is made: resolved, without its fragment. */
+function absolute(url: string): string {
+  try {
+    const parsed = new URL(url.replace(/&amp;/g, '&'));
+    parsed.hash = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/** Renders every sanitized vector the three ways, in batches on reused pages. */
+export async function renderAllWays(renderer: MailRenderer, sanitized: SanitizedVector[], batch = 60) {
+  for (const vector of sanitized) await renderer.renderAsPage(vector);
+  for (let start = 0; start < sanitized.length; start += batch) {
+    const slice = sanitized.slice(start, start + batch);
+    await renderer.renderThroughInnerHtml(slice, false);
+    await renderer.renderThroughInnerHtml(slice, true);
+  }
+  await renderer.settle();
+}
