@@ -3,7 +3,7 @@ import type { Clock } from './clock';
 import { getEmail } from './emails';
 import { NotFound } from './errors';
 import { pageAfterPosition } from './pagination';
-import type { AttachmentRecord, BlobStore, EmailStore, MessageRecord, MessageStore, StoredBody } from './mail-ports';
+import type { AttachmentRecord, BlobStore, EmailStore, MessageRecord, MessageStore, MessageSummary, StoredBody } from './mail-ports';
 
 /** The contract's Attachment metadata. */
 export interface AttachmentResource {
@@ -106,11 +106,11 @@ export async function openAttachment(
   return { attachment, blob: await openBlob(attachment.blobKey, deps.blobs) };
 }
 
-export function isUnexpired(message: Pick<MessageRecord, 'expiresAt'>, now: Date): boolean {
+export function isUnexpired(message: Pick<MessageSummary, 'expiresAt'>, now: Date): boolean {
   return now.getTime() < Date.parse(message.expiresAt);
 }
 
-function toListItem(message: MessageRecord): MessageListItem {
+function toListItem(message: MessageSummary): MessageListItem {
   return {
     id: message.messageId,
     email_id: message.emailId,
@@ -120,7 +120,7 @@ function toListItem(message: MessageRecord): MessageListItem {
     received_at: message.receivedAt,
     expires_at: message.expiresAt,
     size_bytes: message.sizeBytes,
-    attachment_count: message.attachments.length,
+    attachment_count: message.attachmentCount,
     source_path: `/v1/messages/${message.messageId}/source`,
   };
 }

@@ -66,6 +66,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     text,
     html,
     attachments: parsed.attachments,
+    attachmentCount: parsed.attachments.length,
     rawKey: mail.rawKey,
   }));
   await Promise.all(messages.map((message) => deps.messages.put(message)));

@@ -55,6 +55,36 @@ describe('storage', () => {
     expect(tables.filter((table) => table.Properties.TimeToLiveSpecification?.Enabled === true)).toHaveLength(withTtl);
   });
 
+  it("projects into the messages indexes only what their reads need, from the definitions the local runtime uses too", () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'by_email',
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: ['from', 'to', 'subject', 'received_at', 'expires_at', 'size_bytes', 'attachment_count'],
+          },
+          KeySchema: [
+            { AttributeName: 'email_id', KeyType: 'HASH' },
+            { AttributeName: 'received_sort', KeyType: 'RANGE' },
+          ],
+        },
+        {
+          IndexName: 'by_expiry',
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['mail_id', 'raw_key'] },
+          KeySchema: [
+            { AttributeName: 'expiry_hour', KeyType: 'HASH' },
+            { AttributeName: 'expires_at', KeyType: 'RANGE' },
+          ],
+        },
+      ],
+    });
+    const projections = resources('AWS::DynamoDB::GlobalTable')
+      .flatMap((table) => table.Properties.GlobalSecondaryIndexes ?? [])
+      .map((index: { Projection: { ProjectionType: string } }) => index.Projection.ProjectionType);
+    expect(projections).not.toContain('ALL');
+  });
+
   it('blocks all public access to the bucket, encrypts it, expires objects after a day', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {
