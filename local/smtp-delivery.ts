@@ -1,6 +1,7 @@
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
+import { PermanentStorageFault } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
 import { activeRecipient } from '../lambdas/core/recipients';
 import { ingestMail } from '../lambdas/inbound/ingest-mail';
@@ -12,7 +13,8 @@ class MessageTooLarge extends Error {}
  * What SES does in AWS, done for the local SMTP intake: RCPT TO for an address that cannot
  * receive is 550; the accepted message is stored raw, then handed to the same ingest as the SES
  * parser. 250 only once everything is written; over the size cap 552; a storage failure 451, so
- * the sender retries and nothing is lost.
+ * the sender retries and nothing is lost; a write storage refuses for good 554, since a retry of
+ * the same mail would fail the same way.
  */
 export function smtpDelivery(services: BlobServices) {
   return {
@@ -36,6 +38,10 @@ export function smtpDelivery(services: BlobServices) {
       try {
         await ingestMail({ mailId, rawKey, recipients, receivedAt }, services);
       } catch (error) {
+        if (error instanceof PermanentStorageFault) {
+          services.logger.error('mail refused for good', { mail_id: mailId, reason: error.reason });
+          throw smtpError(554, '5.3.4 Message cannot be stored by this system; do not retry');
+        }
         services.logger.error('mail not ingested', { mail_id: mailId, error: (error as Error).name });
         throw smtpError(451, '4.3.0 Temporary failure, try again later');
       }

@@ -103,6 +103,9 @@ export interface AttachmentRecord {
 /** A body part kept inline on the item, or in the blob store when large. */
 export type StoredBody = { inline: string } | { blobKey: string; sizeBytes: number };
 
+/** The attachment list kept inline on the item, or in the blob store (as JSON) when large. */
+export type StoredAttachments = { inline: AttachmentRecord[] } | { blobKey: string; sizeBytes: number };
+
 /**
  * What a listing shows of a message: exactly the fields the `by_email` index projects, so a
  * listing reads the index alone.
@@ -126,7 +129,7 @@ export interface MessageRecord extends MessageSummary {
   mailId: string;
   text: StoredBody;
   html: StoredBody;
-  attachments: AttachmentRecord[];
+  attachments: StoredAttachments;
   rawKey: string;
 }
 

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
 import { newId } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/mail-ports';
+import type { AttachmentRecord, BlobStore, MessageRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
 import { activeRecipients, type RecipientDeps } from '../core/recipients';
 import { parseMail } from './parse-mail';
 import { sanitizeEmailHtml } from './sanitize-email-html';
@@ -28,6 +28,8 @@ export interface ReceivedMail {
 
 /** Bodies up to this size stay on the message item; larger ones go to the blob store. */
 export const inlineBodyMaxBytes = 32 * 1024;
+/** An attachment list up to this size (as JSON) stays on the message item; a larger one goes to the blob store. */
+export const inlineAttachmentsMaxBytes = 32 * 1024;
 
 /**
  * The one ingest path of both runtimes (SES parser Lambda, local SMTP intake): finds the active
@@ -49,6 +51,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   }
   const text = await storeBody(parsed.text, `${keyPrefix}/text`, deps.blobs);
   const html = await storeBody(sanitizeEmailHtml(parsed.html), `${keyPrefix}/html`, deps.blobs);
+  const attachments = await storeAttachmentList(parsed.attachments, `${keyPrefix}/attachments`, deps.blobs);
 
   const receivedAt = mail.receivedAt.toISOString();
   const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();
@@ -65,7 +68,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     sizeBytes: stored.size,
     text,
     html,
-    attachments: parsed.attachments,
+    attachments,
     attachmentCount: parsed.attachments.length,
     rawKey: mail.rawKey,
   }));
@@ -78,5 +81,16 @@ async function storeBody(body: string, key: string, blobs: BlobStore): Promise<S
   const bytes = Buffer.from(body, 'utf8');
   if (bytes.length <= inlineBodyMaxBytes) return { inline: body };
   await blobs.put(key, bytes, { contentType: 'text/plain; charset=utf-8' });
+  return { blobKey: key, sizeBytes: bytes.length };
+}
+
+/**
+ * The attachment list on the item when small, in the blob store beside the bodies when large:
+ * each entry is bounded, but a mail may hold hundreds of attachments, and one item holds 400 KB.
+ */
+async function storeAttachmentList(list: AttachmentRecord[], key: string, blobs: BlobStore): Promise<StoredAttachments> {
+  const bytes = Buffer.from(JSON.stringify(list), 'utf8');
+  if (bytes.length <= inlineAttachmentsMaxBytes) return { inline: list };
+  await blobs.put(key, bytes, { contentType: 'application/json' });
   return { blobKey: key, sizeBytes: bytes.length };
 }

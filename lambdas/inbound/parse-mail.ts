@@ -16,8 +16,12 @@ export interface ParsedMail {
   failure?: string;
 }
 
-/** Field limits that keep one message within a DynamoDB item whatever the headers hold. */
-const limits = { subject: 2048, from: 1024, toAddresses: 100, address: 320, filename: 255 };
+/**
+ * Field limits that keep one message within a DynamoDB item whatever the headers hold, in UTF-8
+ * bytes (what DynamoDB counts), not characters. A media type longer than RFC 6838 allows
+ * (127 + 1 + 127) is not one.
+ */
+export const fieldLimits = { subjectBytes: 2048, fromBytes: 1024, toAddresses: 100, addressBytes: 320, filenameBytes: 255, contentTypeBytes: 255 };
 
 /**
  * Parses a raw message as it streams in, storing each attachment (inline `cid:` parts too) as its
@@ -83,9 +87,9 @@ function fromHeaders(headers: Headers): Pick<ParsedMail, 'from' | 'to' | 'subjec
     .map((entry) => (entry.address ?? '').toLowerCase())
     .filter((address) => address !== '');
   return {
-    subject: clean(typeof subject === 'string' ? subject : '', limits.subject),
-    from: clean(from?.text ?? '', limits.from),
-    to: addresses.slice(0, limits.toAddresses).map((address) => clean(address, limits.address)),
+    subject: clean(typeof subject === 'string' ? subject : '', fieldLimits.subjectBytes),
+    from: clean(from?.text ?? '', fieldLimits.fromBytes),
+    to: addresses.slice(0, fieldLimits.toAddresses).map((address) => clean(address, fieldLimits.addressBytes)),
   };
 }
 
@@ -94,16 +98,32 @@ function withoutNul(body: string): string {
   return body.replace(/\u0000/g, '');
 }
 
-/** Removes control characters (CR and LF included) and cuts to a length. */
-function clean(value: string, max: number): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, max);
+/** Removes control characters (CR and LF included) and cuts to at most `maxBytes` of UTF-8. */
+function clean(value: string, maxBytes: number): string {
+  return cutToBytes(value.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''), maxBytes);
+}
+
+/** The longest prefix within `maxBytes` of UTF-8 that ends between two characters (never inside a surrogate pair). */
+export function cutToBytes(value: string, maxBytes: number): string {
+  if (Buffer.byteLength(value, 'utf8') <= maxBytes) return value;
+  let bytes = 0;
+  let end = 0;
+  for (const character of value) {
+    const size = Buffer.byteLength(character, 'utf8');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += character.length;
+  }
+  return value.slice(0, end);
 }
 
 function cleanFilename(name: string | undefined): string {
-  return clean(name ?? '', limits.filename).trim();
+  return clean((name ?? '').trim(), fieldLimits.filenameBytes).trim();
 }
 
 function cleanContentType(type: string | undefined): string {
   const value = (type ?? '').toLowerCase().trim();
-  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(value) ? value : 'application/octet-stream';
+  return value.length <= fieldLimits.contentTypeBytes && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(value)
+    ? value
+    : 'application/octet-stream';
 }

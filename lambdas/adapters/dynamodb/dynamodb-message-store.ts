@@ -6,8 +6,11 @@ import type {
   MessageRecord,
   MessageStore,
   MessageSummary,
+  StoredAttachments,
   StoredBody,
 } from '../../core/mail-ports';
+import { PermanentStorageFault } from '../../core/errors';
+import { itemBytes, maxItemBytes } from './item-size';
 import { guardStorage } from './storage-errors';
 
 interface MessageItem {
@@ -29,7 +32,10 @@ interface MessageItem {
   attachment_count: number;
   text: StoredBody;
   html: StoredBody;
-  attachments: AttachmentRecord[];
+  /** The attachment list when it is kept on the item… */
+  attachments?: AttachmentRecord[];
+  /** …or where it is in the blob store when it is large. */
+  attachments_blob?: { blobKey: string; sizeBytes: number };
   raw_key: string;
   ttl: number;
 }
@@ -51,12 +57,18 @@ export class DynamoDbMessageStore implements MessageStore {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * Writes a new message. An item DynamoDB would refuse as over 400 KB (counted in UTF-8 bytes,
+   * which dynalite does not do) is refused here first, as the permanent fault it is.
+   */
   async put(message: MessageRecord): Promise<void> {
+    const item = toItem(message);
+    if (itemBytes(item as unknown as Record<string, unknown>) > maxItemBytes) throw new PermanentStorageFault('item_too_large');
     await guardStorage(() =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: toItem(message),
+          Item: item,
           ConditionExpression: 'attribute_not_exists(message_id)',
         }),
       ),
@@ -160,7 +172,7 @@ function toItem(message: MessageRecord): MessageItem {
     attachment_count: message.attachmentCount,
     text: message.text,
     html: message.html,
-    attachments: message.attachments,
+    ...('inline' in message.attachments ? { attachments: message.attachments.inline } : { attachments_blob: message.attachments }),
     raw_key: message.rawKey,
     // DynamoDB TTL is a backstop a day later; reads and the sweeper go by the clock.
     ttl: Math.floor(Date.parse(message.expiresAt) / 1000) + 24 * 60 * 60,
@@ -188,7 +200,11 @@ function fromItem(item: MessageItem): MessageRecord {
     mailId: item.mail_id,
     text: item.text,
     html: item.html,
-    attachments: item.attachments,
+    attachments: storedAttachments(item),
     rawKey: item.raw_key,
   };
+}
+
+function storedAttachments(item: MessageItem): StoredAttachments {
+  return item.attachments_blob ? item.attachments_blob : { inline: item.attachments ?? [] };
 }

@@ -1,7 +1,10 @@
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { DynamoDbMessageStore } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
+import { PermanentStorageFault, Unavailable } from '../../../lambdas/core/errors';
+import type { MessageRecord } from '../../../lambdas/core/mail-ports';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const client = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });
@@ -121,5 +124,50 @@ describe('DynamoDbMessageStore for the sweeper', () => {
       { messageId: 'msg_1', mailId: 'mail_1', rawKey: 'mail/mail_1/raw', expiresAt: '2026-11-22T12:15:00.000Z' },
       { messageId: 'msg_2', mailId: 'mail_2', rawKey: 'mail/mail_2/raw', expiresAt: '2026-11-22T12:15:00.000Z' },
     ]);
+  });
+});
+
+describe('DynamoDbMessageStore writing a message', () => {
+  const message: MessageRecord = {
+    messageId: 'msg_1',
+    emailId: 'eml_1',
+    accountId: 'acc_1',
+    mailId: 'mail_1',
+    from: 'a@example.org',
+    to: ['x@tempmail.localhost'],
+    subject: 'hello',
+    receivedAt: '2026-11-22T12:00:00.000Z',
+    expiresAt: '2026-11-22T12:15:00.000Z',
+    sizeBytes: 100,
+    attachmentCount: 900,
+    text: { inline: 'hi' },
+    html: { inline: '' },
+    attachments: { blobKey: 'mail/mail_1/attachments', sizeBytes: 370_000 },
+    rawKey: 'mail/mail_1/raw',
+  };
+  const rejection = (name: string) =>
+    new DynamoDBServiceException({ name, message: 'refused', $fault: 'client', $metadata: {} });
+
+  it('keeps a large attachment list in the blob store and reads it back as stored', async () => {
+    dynamo.on(PutCommand).resolves({});
+    await store.put(message);
+    const item = dynamo.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    expect(item).toMatchObject({ attachment_count: 900, attachments_blob: message.attachments });
+    expect(item).not.toHaveProperty('attachments');
+    dynamo.on(GetCommand).resolves({ Item: item });
+    expect(await store.get('msg_1')).toEqual(message);
+  });
+
+  it('refuses an item over 400 KB counted in UTF-8 bytes, as DynamoDB does, before sending it', async () => {
+    // 140,000 characters but 420,000 bytes: dynalite would store it, DynamoDB would not.
+    const wide = { ...message, text: { inline: '€'.repeat(140_000) } };
+    await expect(store.put(wide)).rejects.toEqual(new PermanentStorageFault('item_too_large'));
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it("takes DynamoDB's ValidationException for the permanent fault it is, and a throttle for a passing one", async () => {
+    dynamo.on(PutCommand).rejectsOnce(rejection('ValidationException')).rejectsOnce(rejection('ThrottlingException'));
+    await expect(store.put(message)).rejects.toBeInstanceOf(PermanentStorageFault);
+    await expect(store.put(message)).rejects.toBeInstanceOf(Unavailable);
   });
 });
