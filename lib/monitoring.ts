@@ -3,6 +3,7 @@ import {
   Alarm,
   ComparisonOperator,
   MathExpression,
+  Metric,
   TreatMissingData,
   type IAlarmAction,
   type IMetric,
@@ -14,6 +15,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { metricNamespace } from '../lambdas/inbound/metrics';
 
 export interface MonitoringProps {
   restApi: RestApi;
@@ -24,7 +26,10 @@ export interface MonitoringProps {
   alarmEmail?: string;
 }
 
-/** Alarms on what the operator must know: 5xx rate, authorizer errors, parser failures, dead letters. */
+/**
+ * Alarms on what the operator must know: 5xx rate, authorizer errors, parser failures, dead
+ * letters, and mail kept in part because it passed the MIME limits.
+ */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[];
 
@@ -64,6 +69,12 @@ export class Monitoring extends Construct {
         'DeadLetters',
         'Received mail the parser could not ingest waits in the dead-letter queue',
         props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes }),
+        0,
+      ),
+      alarm(
+        'MailTruncated',
+        'A received mail passed the MIME limits and was kept in part (the parser logs it as "mail truncated")',
+        new Metric({ namespace: metricNamespace, metricName: 'MailTruncated', statistic: 'Sum', period: fiveMinutes }),
         0,
       ),
     ];

@@ -116,3 +116,14 @@ export class PermanentStorageFault extends Error {
     if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
+
+/**
+ * A received mail that cannot be taken whole (more MIME parts than the service parses) while
+ * its sender still waits for an answer: refused for good (SMTP 554) rather than stored in part.
+ */
+export class MailRefused extends Error {
+  constructor(readonly reason: 'mime_limit') {
+    super(`mail refused: ${reason}`);
+    this.name = 'MailRefused';
+  }
+}

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
+import { MailRefused } from '../core/errors';
 import { newId } from '../core/ids';
 import type { Logger } from '../core/logger';
 import type { AttachmentRecord, BlobStore, MessageRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
 import { activeRecipients, type RecipientDeps } from '../core/recipients';
-import { parseMail } from './parse-mail';
+import { countMetric } from './metrics';
+import { mimeLimits, parseMail } from './parse-mail';
 import { sanitizeEmailHtml } from './sanitize-email-html';
 
 export interface IngestDeps extends RecipientDeps {
@@ -24,6 +26,11 @@ export interface ReceivedMail {
   /** The envelope recipients (RCPT TO). */
   recipients: readonly string[];
   receivedAt: Date;
+  /**
+   * Whether the sender still waits for the answer (the SMTP intake), so that a mail that cannot
+   * be taken whole is refused; SES has accepted the mail already, so there it is kept in part.
+   */
+  refusable: boolean;
 }
 
 /** Bodies up to this size stay on the message item; larger ones go to the blob store. */
@@ -46,6 +53,17 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   if (!stored || stored.notModified) throw new Error(`raw message ${mail.rawKey} is missing`);
   const keyPrefix = `mail/${mail.mailId}`;
   const parsed = await parseMail(stored.body as Readable, { blobs: deps.blobs, keyPrefix });
+  if (parsed.truncated) {
+    if (mail.refusable) throw new MailRefused(parsed.truncated);
+    deps.logger.warn('mail truncated', {
+      mail_id: mail.mailId,
+      reason: parsed.truncated,
+      attachments_kept: parsed.attachments.length,
+      attachment_limit: mimeLimits.attachments,
+      part_limit: mimeLimits.parts,
+      ...countMetric('MailTruncated', deps.clock.now()),
+    });
+  }
   if (parsed.failure) {
     deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: stored.size });
   }

@@ -14,7 +14,19 @@ export interface ParsedMail {
   attachments: AttachmentRecord[];
   /** Set when the parser gave up part way: what came before is kept. */
   failure?: string;
+  /**
+   * Set when the mail passed a MIME limit (`mimeLimits`): attachments beyond it were not
+   * stored. Never silent: the caller refuses the mail or reports the truncation.
+   */
+  truncated?: 'mime_limit';
 }
+
+/**
+ * What one mail may hold: attachments stored (each is one blob write and one list entry) and
+ * MIME parts in all (the parser's node limit, against deep or empty structures). Far below what
+ * the 40 MB cap would allow (hundreds of thousands of minimal parts), far above real mail.
+ */
+export const mimeLimits = { attachments: 1000, parts: 2000 };
 
 /**
  * Field limits that keep one message within a DynamoDB item whatever the headers hold, in UTF-8
@@ -29,26 +41,45 @@ export const fieldLimits = { subjectBytes: 2048, fromBytes: 1024, toAddresses: 1
  * A malformed message is parsed as far as it goes; the failure is reported, never thrown.
  */
 export async function parseMail(raw: Readable, deps: { blobs: BlobStore; keyPrefix: string }): Promise<ParsedMail> {
-  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true });
+  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: mimeLimits.parts });
   const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
+  const state: { parseError?: Error; reading?: AttachmentStream } = {};
   parser.on('headers', (headers: Headers) => Object.assign(parsed, fromHeaders(headers)));
+  parser.on('error', (error: Error) => {
+    state.parseError = error;
+    // An attachment being stored when the parser stops would never end: end it with the parser's error.
+    state.reading?.content.destroy(error);
+  });
   raw.on('error', (error) => parser.destroy(error));
   raw.pipe(parser);
   try {
     for await (const part of parser as AsyncIterable<AttachmentStream | MessageText>) {
-      if (part.type === 'attachment') parsed.attachments.push(await storeAttachment(part, deps));
-      else {
+      if (part.type === 'attachment') {
+        if (parsed.attachments.length < mimeLimits.attachments) {
+          state.reading = part;
+          parsed.attachments.push(await storeAttachment(part, deps));
+          state.reading = undefined;
+        } else {
+          // Released unread, the part is drained; parsing goes on so the bodies are still read.
+          parsed.truncated = 'mime_limit';
+          part.release?.();
+        }
+      } else {
         parsed.text = withoutNul(part.text ?? '');
         parsed.html = withoutNul(typeof part.html === 'string' ? part.html : '');
       }
     }
-  } catch (error) {
+  } catch (caught) {
+    // A write that failed because the parser stopped mid-attachment is the parser's failure.
+    const error = state.parseError ?? caught;
     if (error instanceof StorageFailure) {
       // Not the mail's fault: the caller must not acknowledge it (SMTP 451, SES retry).
       raw.destroy();
       throw error.cause;
     }
-    parsed.failure = (error as Error).name || 'Error';
+    // The parser's own limits (parts, a part's header size) stop it with EMAXLEN.
+    if ((error as { code?: string }).code === 'EMAXLEN') parsed.truncated = 'mime_limit';
+    else parsed.failure = (error as Error).name || 'Error';
   }
   return parsed;
 }

@@ -18,6 +18,8 @@ export function createSesParser(services: () => BlobServices) {
         rawKey: `${sesRawPrefix}${mail.messageId}`,
         recipients: mail.recipients,
         receivedAt: mail.receivedAt,
+        // SES has answered the sender already: a mail past a limit is kept in part and counted.
+        refusable: false,
       },
       services(),
     );

@@ -232,9 +232,20 @@ describe('inbound mail', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
   });
 
-  it('alarms on 5xx rate, authorizer errors, parser failures and dead letters, mailed to the operator', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+  it('alarms on 5xx rate, authorizer errors, parser failures, dead letters and truncated mail, mailed to the operator', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.test' });
+  });
+
+  it('alarms on a mail kept in part (past the MIME limits), counted by the parser as the MailTruncated metric', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Tempmail',
+      MetricName: 'MailTruncated',
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [Match.anyValue()],
+    });
   });
 });
 
