@@ -189,7 +189,8 @@ function fromSummaryItem(item: SummaryItem): MessageSummary {
     receivedAt: item.received_at,
     expiresAt: item.expires_at,
     sizeBytes: item.size_bytes,
-    attachmentCount: item.attachment_count,
+    // An item written before the count was kept has its list instead (a local data directory).
+    attachmentCount: item.attachment_count ?? (item as Partial<MessageItem>).attachments?.length ?? 0,
   };
 }
 
