@@ -26,22 +26,40 @@ export interface ParsedMail {
  * MIME parts in all (the parser's node limit, against deep or empty structures). Far below what
  * the 40 MB cap would allow (hundreds of thousands of minimal parts), far above real mail.
  */
-export const mimeLimits = { attachments: 1000, parts: 2000 };
+export const mimeLimits: Readonly<MimeLimits> = Object.freeze({ attachments: 1000, parts: 2000 });
+
+export interface MimeLimits {
+  /** Attachments stored; later ones are drained unstored. */
+  attachments: number;
+  /** MIME parts (nodes) the parser reads before it stops. */
+  parts: number;
+}
 
 /**
  * Field limits that keep one message within a DynamoDB item whatever the headers hold, in UTF-8
  * bytes (what DynamoDB counts), not characters. A media type longer than RFC 6838 allows
  * (127 + 1 + 127) is not one.
  */
-export const fieldLimits = { subjectBytes: 2048, fromBytes: 1024, toAddresses: 100, addressBytes: 320, filenameBytes: 255, contentTypeBytes: 255 };
+export const fieldLimits = Object.freeze({
+  subjectBytes: 2048,
+  fromBytes: 1024,
+  toAddresses: 100,
+  addressBytes: 320,
+  filenameBytes: 255,
+  contentTypeBytes: 255,
+});
 
 /**
  * Parses a raw message as it streams in, storing each attachment (inline `cid:` parts too) as its
  * own blob under a generated key while the parse goes on, so memory stays flat for large mail.
  * A malformed message is parsed as far as it goes; the failure is reported, never thrown.
  */
-export async function parseMail(raw: Readable, deps: { blobs: BlobStore; keyPrefix: string }): Promise<ParsedMail> {
-  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: mimeLimits.parts });
+export async function parseMail(
+  raw: Readable,
+  deps: { blobs: BlobStore; keyPrefix: string; limits?: Readonly<MimeLimits> },
+): Promise<ParsedMail> {
+  const limits = deps.limits ?? mimeLimits;
+  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: limits.parts });
   const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
   const state: { parseError?: Error; reading?: AttachmentStream } = {};
   parser.on('headers', (headers: Headers) => Object.assign(parsed, fromHeaders(headers)));
@@ -55,7 +73,7 @@ export async function parseMail(raw: Readable, deps: { blobs: BlobStore; keyPref
   try {
     for await (const part of parser as AsyncIterable<AttachmentStream | MessageText>) {
       if (part.type === 'attachment') {
-        if (parsed.attachments.length < mimeLimits.attachments) {
+        if (parsed.attachments.length < limits.attachments) {
           state.reading = part;
           parsed.attachments.push(await storeAttachment(part, deps));
           state.reading = undefined;

@@ -51,18 +51,13 @@ describe('parseMail at the MIME limits', () => {
   it('ends, reporting the truncation, when the part limit stops the parser in the middle of an attachment', async () => {
     // With the attachment limit out of the way, the parser's part limit trips while an
     // attachment is being stored; its content stream must end then, or the parse never ends.
-    const saved = { ...mimeLimits };
-    Object.assign(mimeLimits, { attachments: 10_000, parts: 1400 });
-    try {
-      const blobs = readingBlobs();
-      const parsed = await parseMail(rawStream(mail(1, 1450)), { blobs, keyPrefix: 'mail/m' });
-      expect(parsed.truncated).toBe('mime_limit');
-      expect(parsed.failure).toBeUndefined();
-      expect(parsed.attachments.length).toBeGreaterThan(0);
-      expect(parsed.attachments.length).toBeLessThan(1400);
-    } finally {
-      Object.assign(mimeLimits, saved);
-    }
+    const blobs = readingBlobs();
+    const limits = { attachments: 10_000, parts: 1400 };
+    const parsed = await parseMail(rawStream(mail(1, 1450)), { blobs, keyPrefix: 'mail/m', limits });
+    expect(parsed.truncated).toBe('mime_limit');
+    expect(parsed.failure).toBeUndefined();
+    expect(parsed.attachments.length).toBeGreaterThan(0);
+    expect(parsed.attachments.length).toBeLessThan(1400);
   }, 10_000);
 
   it('cuts to a byte bound between characters, never inside one', () => {
