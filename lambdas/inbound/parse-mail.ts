@@ -61,12 +61,16 @@ export async function parseMail(
   const limits = deps.limits ?? mimeLimits;
   const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: limits.parts });
   const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
-  const state: { parseError?: Error; reading?: AttachmentStream } = {};
+  /** The attachment being stored, and the parser error that ended it, if one did. */
+  const state: { reading?: AttachmentStream; interruptedBy?: Error } = {};
   parser.on('headers', (headers: Headers) => Object.assign(parsed, fromHeaders(headers)));
   parser.on('error', (error: Error) => {
-    state.parseError = error;
-    // An attachment being stored when the parser stops would never end: end it with the parser's error.
-    state.reading?.content.destroy(error);
+    // An attachment being stored when the parser stops would never end: close it, so that its
+    // write fails (a premature close) and the parse reports the parser's error. Destroyed
+    // without an error, the stream cannot raise one that nobody listens to.
+    if (!state.reading) return;
+    state.interruptedBy = error;
+    state.reading.content.destroy();
   });
   raw.on('error', (error) => parser.destroy(error));
   raw.pipe(parser);
@@ -75,8 +79,11 @@ export async function parseMail(
       if (part.type === 'attachment') {
         if (parsed.attachments.length < limits.attachments) {
           state.reading = part;
-          parsed.attachments.push(await storeAttachment(part, deps));
-          state.reading = undefined;
+          try {
+            parsed.attachments.push(await storeAttachment(part, deps));
+          } finally {
+            state.reading = undefined;
+          }
         } else {
           // Released unread, the part is drained; parsing goes on so the bodies are still read.
           parsed.truncated = 'mime_limit';
@@ -89,7 +96,7 @@ export async function parseMail(
     }
   } catch (caught) {
     // A write that failed because the parser stopped mid-attachment is the parser's failure.
-    const error = state.parseError ?? caught;
+    const error = caught instanceof StorageFailure && state.interruptedBy ? state.interruptedBy : caught;
     if (error instanceof StorageFailure) {
       // Not the mail's fault: the caller must not acknowledge it (SMTP 451, SES retry).
       raw.destroy();
