@@ -16,6 +16,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { metricNamespace } from '../lambdas/inbound/metrics';
 
 export interface MonitoringProps {
   restApi: RestApi;
@@ -41,7 +42,7 @@ const tableOperations = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Quer
 /**
  * Alarms on what the operator must know: the API's 5xx rate, failures of every function on the
  * request and mail paths, Lambda and DynamoDB throttling, DynamoDB system errors and mail waiting
- * in the dead-letter queue. Without an alarm address, a stack output says that nobody is told.
+ * in the dead-letter queue, and mail kept in part because it passed the MIME limits. Without an alarm address, a stack output says that nobody is told.
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
@@ -76,6 +77,11 @@ export class Monitoring extends Construct {
       'DeadLetters',
       'Received mail the parser could not ingest waits in the dead-letter queue: redrive it within minutes',
       props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1) }),
+    );
+    this.alarm(
+      'MailTruncated',
+      'A received mail passed the MIME limits and was kept in part (the parser logs it as "mail truncated")',
+      new Metric({ namespace: metricNamespace, metricName: 'MailTruncated', statistic: 'Sum', period: fiveMinutes }),
     );
 
     const functions = [props.authorizer, ...props.routes, props.recipientFilter, props.parser, props.sweeper];

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct, type IConstruct } from 'constructs';
 import {
   tableDefinitions,
@@ -45,6 +45,9 @@ export class Storage extends Construct {
           indexName: index.name,
           partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
           sortKey: { name: index.sortKey, type: AttributeType.STRING },
+          ...(index.include.length > 0
+            ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
+            : { projectionType: ProjectionType.KEYS_ONLY }),
         })),
       });
     }

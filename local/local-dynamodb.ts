@@ -82,7 +82,10 @@ export async function ensureTables(endpoint: string, names: TableNames): Promise
                 GlobalSecondaryIndexes: indexes.map((index) => ({
                   IndexName: index.name,
                   KeySchema: keySchema([index.partitionKey, index.sortKey]),
-                  Projection: { ProjectionType: 'ALL' },
+                  Projection:
+                    index.include.length > 0
+                      ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
+                      : { ProjectionType: 'KEYS_ONLY' },
                 })),
               }
             : {}),

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
+import { MailRefused, PermanentStorageFault } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
 import { activeRecipient } from '../lambdas/core/recipients';
 import { ingestMail } from '../lambdas/inbound/ingest-mail';
+import { mimeLimits } from '../lambdas/inbound/parse-mail';
 import { maxMessageBytes, smtpError } from './smtp-intake';
 
 class MessageTooLarge extends Error {}
@@ -13,7 +15,9 @@ class MessageTooLarge extends Error {}
  * What SES does in AWS, done for the local SMTP intake: RCPT TO for an address that cannot
  * receive is 550; the accepted message is stored raw, then handed to the same ingest as the SES
  * parser. 250 only once everything is written; over the size cap 552; a storage failure 451, so
- * the sender retries and nothing is lost.
+ * the sender retries and nothing is lost; a write storage refuses for good 554, since a retry of
+ * the same mail would fail the same way; a mail past the MIME limits 554 too, rather than a 250
+ * for a mail stored in part.
  */
 export function smtpDelivery(services: BlobServices) {
   return {
@@ -45,8 +49,20 @@ export function smtpDelivery(services: BlobServices) {
       }
       try {
         // The same bytes sent again (a sender's retry after 451) are the same mail: one message per address.
-        await ingestMail({ mailId, rawKey, recipients, receivedAt, identity: `sha256:${digest.digest('hex')}` }, services);
+        await ingestMail({ mailId, rawKey, recipients, receivedAt, identity: `sha256:${digest.digest('hex')}`, refusable: true }, services);
       } catch (error) {
+        if (error instanceof MailRefused) {
+          services.logger.warn('mail refused for good', { mail_id: mailId, reason: error.reason });
+          throw smtpError(
+            554,
+            `5.3.4 Message has more than ${mimeLimits.attachments.toLocaleString('en')} attachments or ` +
+              `${mimeLimits.parts.toLocaleString('en')} MIME parts; not delivered`,
+          );
+        }
+        if (error instanceof PermanentStorageFault) {
+          services.logger.error('mail refused for good', { mail_id: mailId, reason: error.reason });
+          throw smtpError(554, '5.3.4 Message cannot be stored by this system; do not retry');
+        }
         services.logger.error('mail not ingested', { mail_id: mailId, error: (error as Error).name });
         throw smtpError(451, '4.3.0 Temporary failure, try again later');
       }

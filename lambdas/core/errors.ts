@@ -100,3 +100,30 @@ export class Unavailable extends ServiceError {
     if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
+
+/**
+ * A write that storage refuses for good (DynamoDB's `ValidationException`, an item over its
+ * size limit): the same write can never succeed, so the sender must not be told to retry. Not a
+ * `ServiceError`: no client request causes it, and the API answers it as any internal fault.
+ */
+export class PermanentStorageFault extends Error {
+  constructor(
+    readonly reason: 'storage_validation' | 'item_too_large',
+    options?: { cause?: unknown },
+  ) {
+    super(`storage refused the write for good: ${reason}`);
+    this.name = 'PermanentStorageFault';
+    if (options?.cause !== undefined) this.cause = options.cause;
+  }
+}
+
+/**
+ * A received mail that cannot be taken whole (more MIME parts than the service parses) while
+ * its sender still waits for an answer: refused for good (SMTP 554) rather than stored in part.
+ */
+export class MailRefused extends Error {
+  constructor(readonly reason: 'mime_limit') {
+    super(`mail refused: ${reason}`);
+    this.name = 'MailRefused';
+  }
+}

@@ -119,27 +119,46 @@ export interface AttachmentRecord {
 /** A body part kept inline on the item, or in the blob store when large. */
 export type StoredBody = { inline: string } | { blobKey: string; sizeBytes: number };
 
-/** One received mail as delivered to one of our addresses. */
-export interface MessageRecord {
+/** The attachment list kept inline on the item, or in the blob store (as JSON) when large. */
+export type StoredAttachments = { inline: AttachmentRecord[] } | { blobKey: string; sizeBytes: number };
+
+/**
+ * What a listing shows of a message: exactly the fields the `by_email` index projects, so a
+ * listing reads the index alone.
+ */
+export interface MessageSummary {
   messageId: string;
   emailId: string;
-  accountId: string;
-  /** The received mail this message came from: its blobs live under `mail/<mailId>/`. */
-  mailId: string;
   from: string;
   to: string[];
   subject: string;
   receivedAt: string;
   expiresAt: string;
   sizeBytes: number;
+  attachmentCount: number;
+}
+
+/** One received mail as delivered to one of our addresses. */
+export interface MessageRecord extends MessageSummary {
+  accountId: string;
+  /** The received mail this message came from: its blobs live under `mail/<mailId>/`. */
+  mailId: string;
   text: StoredBody;
   html: StoredBody;
-  attachments: AttachmentRecord[];
+  attachments: StoredAttachments;
   rawKey: string;
 }
 
+/** What the sweeper needs of an expired message: the `by_expiry` index's projection. */
+export interface ExpiringMessage {
+  messageId: string;
+  mailId: string;
+  rawKey: string;
+  expiresAt: string;
+}
+
 export interface MessagePage {
-  items: MessageRecord[];
+  items: MessageSummary[];
   /** Where the next page starts, when there is one. */
   next?: string;
 }
@@ -151,9 +170,12 @@ export interface MessageStore {
    */
   put(message: MessageRecord): Promise<'created' | 'exists'>;
   get(messageId: string): Promise<MessageRecord | undefined>;
-  /** An email's messages received after `receivedAfter`, newest first, from a position. */
+  /**
+   * An email's messages received after `receivedAfter`, newest first, from a position: a full
+   * page unless the listing ends there, and `next` only when a further message exists.
+   */
   listByEmail(emailId: string, page: { receivedAfter: string; after?: string; limit: number }): Promise<MessagePage>;
   /** Messages whose expiry lies between the two moments, through the expiry index (never a scan). */
-  expiring(from: Date, until: Date): Promise<MessageRecord[]>;
+  expiring(from: Date, until: Date): Promise<ExpiringMessage[]>;
   delete(messageId: string): Promise<void>;
 }

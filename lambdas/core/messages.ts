@@ -3,7 +3,16 @@ import type { Clock } from './clock';
 import { getEmail } from './emails';
 import { NotFound } from './errors';
 import { pageAfterPosition } from './pagination';
-import type { AttachmentRecord, BlobStore, EmailStore, MessageRecord, MessageStore, StoredBody } from './mail-ports';
+import type {
+  AttachmentRecord,
+  BlobStore,
+  EmailStore,
+  MessageRecord,
+  MessageStore,
+  MessageSummary,
+  StoredAttachments,
+  StoredBody,
+} from './mail-ports';
 
 /** The contract's Attachment metadata. */
 export interface AttachmentResource {
@@ -73,14 +82,18 @@ export async function getMessage(accountId: string, messageId: string, deps: Pic
   return message;
 }
 
-/** The full Message resource, with its bodies read back from wherever they were stored. */
+/** The full Message resource, with its bodies and attachment list read back from wherever they were stored. */
 export async function toMessageResource(message: MessageRecord, blobs: BlobStore): Promise<MessageResource> {
-  const [text, html] = await Promise.all([readBody(message.text, blobs), readBody(message.html, blobs)]);
+  const [text, html, attachments] = await Promise.all([
+    readBody(message.text, blobs),
+    readBody(message.html, blobs),
+    readAttachments(message.attachments, blobs),
+  ]);
   return {
     ...toListItem(message),
     text,
     html,
-    attachments: message.attachments.map((attachment) => toAttachmentResource(message, attachment)),
+    attachments: attachments.map((attachment) => toAttachmentResource(message, attachment)),
   };
 }
 
@@ -101,16 +114,17 @@ export async function openAttachment(
   deps: Pick<MessageDeps, 'messages' | 'blobs' | 'clock'>,
 ) {
   const message = await getMessage(accountId, messageId, deps);
-  const attachment = message.attachments.find((candidate) => candidate.attachmentId === attachmentId);
+  const attachments = await readAttachments(message.attachments, deps.blobs);
+  const attachment = attachments.find((candidate) => candidate.attachmentId === attachmentId);
   if (!attachment) throw new NotFound();
   return { attachment, blob: await openBlob(attachment.blobKey, deps.blobs) };
 }
 
-export function isUnexpired(message: Pick<MessageRecord, 'expiresAt'>, now: Date): boolean {
+export function isUnexpired(message: Pick<MessageSummary, 'expiresAt'>, now: Date): boolean {
   return now.getTime() < Date.parse(message.expiresAt);
 }
 
-function toListItem(message: MessageRecord): MessageListItem {
+function toListItem(message: MessageSummary): MessageListItem {
   return {
     id: message.messageId,
     email_id: message.emailId,
@@ -120,7 +134,7 @@ function toListItem(message: MessageRecord): MessageListItem {
     received_at: message.receivedAt,
     expires_at: message.expiresAt,
     size_bytes: message.sizeBytes,
-    attachment_count: message.attachments.length,
+    attachment_count: message.attachmentCount,
     source_path: `/v1/messages/${message.messageId}/source`,
   };
 }
@@ -138,8 +152,17 @@ function toAttachmentResource(message: MessageRecord, attachment: AttachmentReco
 
 async function readBody(body: StoredBody, blobs: BlobStore): Promise<string> {
   if ('inline' in body) return body.inline;
+  return readBlobText(body.blobKey, blobs);
+}
+
+async function readAttachments(attachments: StoredAttachments, blobs: BlobStore): Promise<AttachmentRecord[]> {
+  if ('inline' in attachments) return attachments.inline;
+  return JSON.parse(await readBlobText(attachments.blobKey, blobs)) as AttachmentRecord[];
+}
+
+async function readBlobText(key: string, blobs: BlobStore): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of (await openBlob(body.blobKey, blobs)).stream) chunks.push(chunk as Buffer);
+  for await (const chunk of (await openBlob(key, blobs)).stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
+import { MailRefused } from '../core/errors';
 import { deliveredMessageId } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { BlobStore, MessageRecord, MessageStore, StoredBody } from '../core/mail-ports';
+import type { AttachmentRecord, BlobStore, MessageRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
 import { activeRecipients, type RecipientDeps } from '../core/recipients';
-import { parseMail } from './parse-mail';
+import { countMetric } from './metrics';
+import { mimeLimits, parseMail } from './parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
 
 export interface IngestDeps extends RecipientDeps {
@@ -29,10 +31,17 @@ export interface ReceivedMail {
    */
   identity: string;
   receivedAt: Date;
+  /**
+   * Whether the sender still waits for the answer (the SMTP intake), so that a mail that cannot
+   * be taken whole is refused; SES has accepted the mail already, so there it is kept in part.
+   */
+  refusable: boolean;
 }
 
 /** Bodies up to this size stay on the message item; larger ones go to the blob store. */
 export const inlineBodyMaxBytes = 32 * 1024;
+/** An attachment list up to this size (as JSON) stays on the message item; a larger one goes to the blob store. */
+export const inlineAttachmentsMaxBytes = 32 * 1024;
 
 /**
  * The one ingest path of both runtimes (SES parser Lambda, local SMTP intake): finds the active
@@ -50,11 +59,23 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   if (!stored || stored.notModified) throw new Error(`raw message ${mail.rawKey} is missing`);
   const keyPrefix = `mail/${mail.mailId}`;
   const parsed = await parseMail(stored.body as Readable, { blobs: deps.blobs, keyPrefix });
+  if (parsed.truncated) {
+    if (mail.refusable) throw new MailRefused(parsed.truncated);
+    deps.logger.warn('mail truncated', {
+      mail_id: mail.mailId,
+      reason: parsed.truncated,
+      attachments_kept: parsed.attachments.length,
+      attachment_limit: mimeLimits.attachments,
+      part_limit: mimeLimits.parts,
+      ...countMetric('MailTruncated', deps.clock.now()),
+    });
+  }
   if (parsed.failure) {
     deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: stored.size });
   }
   const text = await storeBody(parsed.text, `${keyPrefix}/text`, deps.blobs);
   const html = await storeBody(sanitizeEmailHtml(parsed.html, { idPrefix: idPrefixFor(mail.mailId) }), `${keyPrefix}/html`, deps.blobs);
+  const attachments = await storeAttachmentList(parsed.attachments, `${keyPrefix}/attachments`, deps.blobs);
 
   const receivedAt = mail.receivedAt.toISOString();
   const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();
@@ -71,7 +92,8 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     sizeBytes: stored.size,
     text,
     html,
-    attachments: parsed.attachments,
+    attachments,
+    attachmentCount: parsed.attachments.length,
     rawKey: mail.rawKey,
   }));
   // A message already written by an earlier delivery of the same mail stays as it is (exactly once per address).
@@ -85,5 +107,16 @@ async function storeBody(body: string, key: string, blobs: BlobStore): Promise<S
   const bytes = Buffer.from(body, 'utf8');
   if (bytes.length <= inlineBodyMaxBytes) return { inline: body };
   await blobs.put(key, bytes, { contentType: 'text/plain; charset=utf-8' });
+  return { blobKey: key, sizeBytes: bytes.length };
+}
+
+/**
+ * The attachment list on the item when small, in the blob store beside the bodies when large:
+ * each entry is bounded, but a mail may hold hundreds of attachments, and one item holds 400 KB.
+ */
+async function storeAttachmentList(list: AttachmentRecord[], key: string, blobs: BlobStore): Promise<StoredAttachments> {
+  const bytes = Buffer.from(JSON.stringify(list), 'utf8');
+  if (bytes.length <= inlineAttachmentsMaxBytes) return { inline: list };
+  await blobs.put(key, bytes, { contentType: 'application/json' });
   return { blobKey: key, sizeBytes: bytes.length };
 }

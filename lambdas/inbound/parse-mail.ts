@@ -14,37 +14,97 @@ export interface ParsedMail {
   attachments: AttachmentRecord[];
   /** Set when the parser gave up part way: what came before is kept. */
   failure?: string;
+  /**
+   * Set when the mail passed a MIME limit (`mimeLimits`): attachments beyond it were not
+   * stored. Never silent: the caller refuses the mail or reports the truncation.
+   */
+  truncated?: 'mime_limit';
 }
 
-/** Field limits that keep one message within a DynamoDB item whatever the headers hold. */
-const limits = { subject: 2048, from: 1024, toAddresses: 100, address: 320, filename: 255 };
+/**
+ * What one mail may hold: attachments stored (each is one blob write and one list entry) and
+ * MIME parts in all (the parser's node limit, against deep or empty structures). Far below what
+ * the 40 MB cap would allow (hundreds of thousands of minimal parts), far above real mail.
+ */
+export const mimeLimits: Readonly<MimeLimits> = Object.freeze({ attachments: 1000, parts: 2000 });
+
+export interface MimeLimits {
+  /** Attachments stored; later ones are drained unstored. */
+  attachments: number;
+  /** MIME parts (nodes) the parser reads before it stops. */
+  parts: number;
+}
+
+/**
+ * Field limits that keep one message within a DynamoDB item whatever the headers hold, in UTF-8
+ * bytes (what DynamoDB counts), not characters. A media type longer than RFC 6838 allows
+ * (127 + 1 + 127) is not one.
+ */
+export const fieldLimits = Object.freeze({
+  subjectBytes: 2048,
+  fromBytes: 1024,
+  toAddresses: 100,
+  addressBytes: 320,
+  filenameBytes: 255,
+  contentTypeBytes: 255,
+});
 
 /**
  * Parses a raw message as it streams in, storing each attachment (inline `cid:` parts too) as its
  * own blob under a generated key while the parse goes on, so memory stays flat for large mail.
  * A malformed message is parsed as far as it goes; the failure is reported, never thrown.
  */
-export async function parseMail(raw: Readable, deps: { blobs: BlobStore; keyPrefix: string }): Promise<ParsedMail> {
-  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true });
+export async function parseMail(
+  raw: Readable,
+  deps: { blobs: BlobStore; keyPrefix: string; limits?: Readonly<MimeLimits> },
+): Promise<ParsedMail> {
+  const limits = deps.limits ?? mimeLimits;
+  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: limits.parts });
   const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
+  /** The attachment being stored, and the parser error that ended it, if one did. */
+  const state: { reading?: AttachmentStream; interruptedBy?: Error } = {};
   parser.on('headers', (headers: Headers) => Object.assign(parsed, fromHeaders(headers)));
+  parser.on('error', (error: Error) => {
+    // An attachment being stored when the parser stops would never end: close it, so that its
+    // write fails (a premature close) and the parse reports the parser's error. Destroyed
+    // without an error, the stream cannot raise one that nobody listens to.
+    if (!state.reading) return;
+    state.interruptedBy = error;
+    state.reading.content.destroy();
+  });
   raw.on('error', (error) => parser.destroy(error));
   raw.pipe(parser);
   try {
     for await (const part of parser as AsyncIterable<AttachmentStream | MessageText>) {
-      if (part.type === 'attachment') parsed.attachments.push(await storeAttachment(part, deps));
-      else {
+      if (part.type === 'attachment') {
+        if (parsed.attachments.length < limits.attachments) {
+          state.reading = part;
+          try {
+            parsed.attachments.push(await storeAttachment(part, deps));
+          } finally {
+            state.reading = undefined;
+          }
+        } else {
+          // Released unread, the part is drained; parsing goes on so the bodies are still read.
+          parsed.truncated = 'mime_limit';
+          part.release?.();
+        }
+      } else {
         parsed.text = withoutNul(part.text ?? '');
         parsed.html = withoutNul(typeof part.html === 'string' ? part.html : '');
       }
     }
-  } catch (error) {
+  } catch (caught) {
+    // A write that failed because the parser stopped mid-attachment is the parser's failure.
+    const error = caught instanceof StorageFailure && state.interruptedBy ? state.interruptedBy : caught;
     if (error instanceof StorageFailure) {
       // Not the mail's fault: the caller must not acknowledge it (SMTP 451, SES retry).
       raw.destroy();
       throw error.cause;
     }
-    parsed.failure = (error as Error).name || 'Error';
+    // The parser's own limits (parts, a part's header size) stop it with EMAXLEN.
+    if ((error as { code?: string }).code === 'EMAXLEN') parsed.truncated = 'mime_limit';
+    else parsed.failure = (error as Error).name || 'Error';
   }
   return parsed;
 }
@@ -83,9 +143,9 @@ function fromHeaders(headers: Headers): Pick<ParsedMail, 'from' | 'to' | 'subjec
     .map((entry) => (entry.address ?? '').toLowerCase())
     .filter((address) => address !== '');
   return {
-    subject: clean(typeof subject === 'string' ? subject : '', limits.subject),
-    from: clean(from?.text ?? '', limits.from),
-    to: addresses.slice(0, limits.toAddresses).map((address) => clean(address, limits.address)),
+    subject: clean(typeof subject === 'string' ? subject : '', fieldLimits.subjectBytes),
+    from: clean(from?.text ?? '', fieldLimits.fromBytes),
+    to: addresses.slice(0, fieldLimits.toAddresses).map((address) => clean(address, fieldLimits.addressBytes)),
   };
 }
 
@@ -94,16 +154,32 @@ function withoutNul(body: string): string {
   return body.replace(/\u0000/g, '');
 }
 
-/** Removes control characters (CR and LF included) and cuts to a length. */
-function clean(value: string, max: number): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, max);
+/** Removes control characters (CR and LF included) and cuts to at most `maxBytes` of UTF-8. */
+function clean(value: string, maxBytes: number): string {
+  return cutToBytes(value.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''), maxBytes);
+}
+
+/** The longest prefix within `maxBytes` of UTF-8 that ends between two characters (never inside a surrogate pair). */
+export function cutToBytes(value: string, maxBytes: number): string {
+  if (Buffer.byteLength(value, 'utf8') <= maxBytes) return value;
+  let bytes = 0;
+  let end = 0;
+  for (const character of value) {
+    const size = Buffer.byteLength(character, 'utf8');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += character.length;
+  }
+  return value.slice(0, end);
 }
 
 function cleanFilename(name: string | undefined): string {
-  return clean(name ?? '', limits.filename).trim();
+  return clean((name ?? '').trim(), fieldLimits.filenameBytes).trim();
 }
 
 function cleanContentType(type: string | undefined): string {
   const value = (type ?? '').toLowerCase().trim();
-  return /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(value) ? value : 'application/octet-stream';
+  return value.length <= fieldLimits.contentTypeBytes && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(value)
+    ? value
+    : 'application/octet-stream';
 }

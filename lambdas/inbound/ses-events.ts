@@ -49,5 +49,7 @@ export function sesReceivedMail(event: SesReceiptEvent): ReceivedMail {
     receivedAt: mail.receivedAt,
     // The SES message id names the mail: a retried or redriven event is the same mail, delivered once.
     identity: `ses:${mail.messageId}`,
+    // SES has answered the sender already: a mail past a limit is kept in part and counted.
+    refusable: false,
   };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../core/clock';
 import { mailIdTime } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { BlobStore, MessageRecord, MessageStore } from '../core/mail-ports';
+import type { BlobStore, ExpiringMessage, MessageStore } from '../core/mail-ports';
 import { sesRawPrefix } from './ses-events';
 
 export interface SweepDeps {
@@ -28,7 +28,7 @@ const orphanGraceMs = 10 * 60 * 1000;
 export async function sweepExpired(deps: SweepDeps): Promise<{ messages: number; mails: number; orphans: number }> {
   const now = deps.clock.now();
   const expired = await deps.messages.expiring(new Date(now.getTime() - lookbackMs), now);
-  const byMail = new Map<string, MessageRecord[]>();
+  const byMail = new Map<string, ExpiringMessage[]>();
   for (const message of expired) byMail.set(message.mailId, [...(byMail.get(message.mailId) ?? []), message]);
 
   for (const [mailId, messages] of byMail) {

@@ -81,6 +81,36 @@ describe('storage', () => {
     });
   });
 
+  it("projects into the messages indexes only what their reads need, from the definitions the local runtime uses too", () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'by_email',
+          Projection: {
+            ProjectionType: 'INCLUDE',
+            NonKeyAttributes: ['from', 'to', 'subject', 'received_at', 'expires_at', 'size_bytes', 'attachment_count'],
+          },
+          KeySchema: [
+            { AttributeName: 'email_id', KeyType: 'HASH' },
+            { AttributeName: 'received_sort', KeyType: 'RANGE' },
+          ],
+        },
+        {
+          IndexName: 'by_expiry',
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['mail_id', 'raw_key'] },
+          KeySchema: [
+            { AttributeName: 'expiry_hour', KeyType: 'HASH' },
+            { AttributeName: 'expires_at', KeyType: 'RANGE' },
+          ],
+        },
+      ],
+    });
+    const projections = resources('AWS::DynamoDB::GlobalTable')
+      .flatMap((table) => table.Properties.GlobalSecondaryIndexes ?? [])
+      .map((index: { Projection: { ProjectionType: string } }) => index.Projection.ProjectionType);
+    expect(projections).not.toContain('ALL');
+  });
+
   it('blocks all public access to the bucket, encrypts it, expires objects after a day', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: {
@@ -346,6 +376,19 @@ describe('monitoring', () => {
 describe('the API endpoint', () => {
   it('is REGIONAL', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', { EndpointConfiguration: { Types: ['REGIONAL'] } });
+  });
+});
+
+describe('monitoring of mail kept in part', () => {
+  it('alarms on a mail kept in part (past the MIME limits), counted by the parser as the MailTruncated metric', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Tempmail',
+      MetricName: 'MailTruncated',
+      Statistic: 'Sum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [Match.anyValue()],
+    });
   });
 });
 

@@ -1,5 +1,16 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AttachmentRecord, MessagePage, MessageRecord, MessageStore, StoredBody } from '../../core/mail-ports';
+import type {
+  AttachmentRecord,
+  ExpiringMessage,
+  MessagePage,
+  MessageRecord,
+  MessageStore,
+  MessageSummary,
+  StoredAttachments,
+  StoredBody,
+} from '../../core/mail-ports';
+import { PermanentStorageFault } from '../../core/errors';
+import { itemBytes, maxItemBytes } from './item-size';
 import { conditionally, guardStorage } from './storage-errors';
 
 interface MessageItem {
@@ -17,12 +28,25 @@ interface MessageItem {
   /** The hour of `expires_at` (`2026-11-22T12`): the by_expiry index's bucket. */
   expiry_hour: string;
   size_bytes: number;
+  /** Kept beside the list so that the by_email index can project the count alone. */
+  attachment_count: number;
   text: StoredBody;
   html: StoredBody;
-  attachments: AttachmentRecord[];
+  /** The attachment list when it is kept on the item… */
+  attachments?: AttachmentRecord[];
+  /** …or where it is in the blob store when it is large. */
+  attachments_blob?: { blobKey: string; sizeBytes: number };
   raw_key: string;
   ttl: number;
 }
+
+/** A by_email index entry: the keys and the listed fields (the index's projection). */
+type SummaryItem = Pick<
+  MessageItem,
+  'message_id' | 'email_id' | 'received_sort' | 'from' | 'to' | 'subject' | 'received_at' | 'expires_at' | 'size_bytes' | 'attachment_count'
+>;
+/** A by_expiry index entry: the keys and where the message's blobs are. */
+type ExpiringItem = Pick<MessageItem, 'message_id' | 'expiry_hour' | 'expires_at' | 'mail_id' | 'raw_key'>;
 
 const hourMs = 60 * 60 * 1000;
 
@@ -33,12 +57,19 @@ export class DynamoDbMessageStore implements MessageStore {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * Writes a new message, once: a message already written under the same id (the same mail
+   * delivered again) stays as it is. An item DynamoDB would refuse as over 400 KB (counted in
+   * UTF-8 bytes, which dynalite does not do) is refused here first, as the permanent fault it is.
+   */
   async put(message: MessageRecord): Promise<'created' | 'exists'> {
+    const item = toItem(message);
+    if (itemBytes(item as unknown as Record<string, unknown>) > maxItemBytes) throw new PermanentStorageFault('item_too_large');
     const written = await conditionally(() =>
       this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: toItem(message),
+          Item: item,
           ConditionExpression: 'attribute_not_exists(message_id)',
         }),
       ),
@@ -53,31 +84,41 @@ export class DynamoDbMessageStore implements MessageStore {
     return Item ? fromItem(Item as MessageItem) : undefined;
   }
 
+  /**
+   * One query returns at most 1 MB of index entries and says where it stopped with
+   * `LastEvaluatedKey`; a short response is not the end. Queries go on from there until the page
+   * holds one item more than asked (so there is a next page) or the index has nothing further.
+   */
   async listByEmail(emailId: string, page: { receivedAfter: string; after?: string; limit: number }): Promise<MessagePage> {
-    const start = page.after === undefined ? undefined : startKey(emailId, page.after);
-    const { Items = [] } = await guardStorage(() =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'by_email',
-          KeyConditionExpression: 'email_id = :email AND received_sort > :after',
-          ExpressionAttributeValues: { ':email': emailId, ':after': page.receivedAfter },
-          ScanIndexForward: false,
-          Limit: page.limit + 1,
-          ExclusiveStartKey: start,
-        }),
-      ),
-    );
-    const items = (Items as MessageItem[]).slice(0, page.limit);
+    const found: SummaryItem[] = [];
+    let exclusiveStartKey: Record<string, unknown> | undefined = page.after === undefined ? undefined : startKey(emailId, page.after);
+    do {
+      const response = await guardStorage(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'by_email',
+            KeyConditionExpression: 'email_id = :email AND received_sort > :after',
+            ExpressionAttributeValues: { ':email': emailId, ':after': page.receivedAfter },
+            ScanIndexForward: false,
+            Limit: page.limit + 1 - found.length,
+            ExclusiveStartKey: exclusiveStartKey,
+          }),
+        ),
+      );
+      found.push(...((response.Items ?? []) as SummaryItem[]));
+      exclusiveStartKey = response.LastEvaluatedKey;
+    } while (found.length <= page.limit && exclusiveStartKey);
+    const items = found.slice(0, page.limit);
     const last = items[items.length - 1];
     return {
-      items: items.map(fromItem),
-      ...(Items.length > page.limit && last ? { next: last.received_sort } : {}),
+      items: items.map(fromSummaryItem),
+      ...(found.length > page.limit && last ? { next: last.received_sort } : {}),
     };
   }
 
-  async expiring(from: Date, until: Date): Promise<MessageRecord[]> {
-    const found: MessageRecord[] = [];
+  async expiring(from: Date, until: Date): Promise<ExpiringMessage[]> {
+    const found: ExpiringMessage[] = [];
     for (let hour = Math.floor(from.getTime() / hourMs); hour <= Math.floor(until.getTime() / hourMs); hour++) {
       let exclusiveStartKey: Record<string, unknown> | undefined;
       do {
@@ -96,7 +137,9 @@ export class DynamoDbMessageStore implements MessageStore {
             }),
           ),
         );
-        found.push(...((page.Items ?? []) as MessageItem[]).map(fromItem));
+        for (const item of (page.Items ?? []) as ExpiringItem[]) {
+          found.push({ messageId: item.message_id, mailId: item.mail_id, rawKey: item.raw_key, expiresAt: item.expires_at });
+        }
         exclusiveStartKey = page.LastEvaluatedKey;
       } while (exclusiveStartKey);
     }
@@ -128,30 +171,43 @@ function toItem(message: MessageRecord): MessageItem {
     expires_at: message.expiresAt,
     expiry_hour: message.expiresAt.slice(0, 13),
     size_bytes: message.sizeBytes,
+    attachment_count: message.attachmentCount,
     text: message.text,
     html: message.html,
-    attachments: message.attachments,
+    ...('inline' in message.attachments ? { attachments: message.attachments.inline } : { attachments_blob: message.attachments }),
     raw_key: message.rawKey,
     // DynamoDB TTL is a backstop a day later; reads and the sweeper go by the clock.
     ttl: Math.floor(Date.parse(message.expiresAt) / 1000) + 24 * 60 * 60,
   };
 }
 
-function fromItem(item: MessageItem): MessageRecord {
+function fromSummaryItem(item: SummaryItem): MessageSummary {
   return {
     messageId: item.message_id,
     emailId: item.email_id,
-    accountId: item.account_id,
-    mailId: item.mail_id,
     from: item.from,
     to: item.to,
     subject: item.subject,
     receivedAt: item.received_at,
     expiresAt: item.expires_at,
     sizeBytes: item.size_bytes,
+    // An item written before the count was kept has its list instead (a local data directory).
+    attachmentCount: item.attachment_count ?? (item as Partial<MessageItem>).attachments?.length ?? 0,
+  };
+}
+
+function fromItem(item: MessageItem): MessageRecord {
+  return {
+    ...fromSummaryItem(item),
+    accountId: item.account_id,
+    mailId: item.mail_id,
     text: item.text,
     html: item.html,
-    attachments: item.attachments,
+    attachments: storedAttachments(item),
     rawKey: item.raw_key,
   };
+}
+
+function storedAttachments(item: MessageItem): StoredAttachments {
+  return item.attachments_blob ? item.attachments_blob : { inline: item.attachments ?? [] };
 }

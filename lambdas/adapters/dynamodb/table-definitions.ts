@@ -7,8 +7,8 @@ export interface TableDefinition {
   sortKey?: string;
   /** The attribute DynamoDB TTL reads (Unix seconds); reads never rely on it. */
   ttlAttribute?: string;
-  /** Global secondary indexes, projecting all attributes. */
-  indexes?: readonly { name: string; partitionKey: string; sortKey: string }[];
+  /** Global secondary indexes, each projecting its keys, the table's key and only what its reads need. */
+  indexes?: readonly { name: string; partitionKey: string; sortKey: string; include: readonly string[] }[];
 }
 
 export const tableDefinitions = {
@@ -23,10 +23,15 @@ export const tableDefinitions = {
     partitionKey: 'message_id',
     ttlAttribute: 'ttl',
     indexes: [
-      /** An email's messages, newest first. */
-      { name: 'by_email', partitionKey: 'email_id', sortKey: 'received_sort' },
-      /** Expired messages for the sweeper: hour buckets, ordered by expiry. */
-      { name: 'by_expiry', partitionKey: 'expiry_hour', sortKey: 'expires_at' },
+      /** An email's messages, newest first, with the fields of a list item and nothing more. */
+      {
+        name: 'by_email',
+        partitionKey: 'email_id',
+        sortKey: 'received_sort',
+        include: ['from', 'to', 'subject', 'received_at', 'expires_at', 'size_bytes', 'attachment_count'],
+      },
+      /** Expired messages for the sweeper: hour buckets, ordered by expiry, with where their blobs are. */
+      { name: 'by_expiry', partitionKey: 'expiry_hour', sortKey: 'expires_at', include: ['mail_id', 'raw_key'] },
     ],
   },
 } as const satisfies Record<string, TableDefinition>;

@@ -24,7 +24,8 @@ const message: MessageRecord = {
   sizeBytes: 10,
   text: { inline: 't' },
   html: { inline: '' },
-  attachments: [],
+  attachments: { inline: [] },
+  attachmentCount: 0,
   rawKey: 'mail/1795000000000-AbCdEfGhIjKl/raw',
 };
 

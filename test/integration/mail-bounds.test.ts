@@ -1,0 +1,167 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { json } from '../support/json';
+import { startTestService, type TestService } from '../support/local-service';
+import { refusalCode, sendRaw } from '../support/smtp-client';
+
+let service: TestService;
+/** How many message writes DynamoDB refuses as invalid, as it does an item over 400 KB. */
+let refuseMessageWrites = 0;
+
+/** Makes the real SDK client answer chosen message writes with DynamoDB's ValidationException. */
+function refuseAsInvalid(client: DynamoDBDocumentClient) {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const table = String((args.input as { TableName?: string }).TableName ?? '');
+      if (refuseMessageWrites > 0 && context.commandName === 'PutItemCommand' && table.endsWith('-messages')) {
+        refuseMessageWrites -= 1;
+        throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+          name: 'ValidationException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+        });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'testRefuseAsInvalid' },
+  );
+}
+
+beforeAll(async () => {
+  service = await startTestService({}, { instrumentDynamoDb: refuseAsInvalid });
+});
+afterAll(() => service.close());
+
+const smtp = () => service.runtime.smtpPort;
+const bytes = (value: string) => Buffer.byteLength(value, 'utf8');
+
+async function inbox(localPart: string) {
+  const account = await service.account('paid');
+  const email = (await json(await service.createEmail(account.apiKey, { local_part: localPart }))).data;
+  return { ...account, email };
+}
+
+/** Sends raw MIME to one of our addresses; resolves with the SMTP reply code (250 when accepted). */
+async function deliver(address: string, raw: string | Buffer): Promise<number> {
+  return (await refusalCode(sendRaw(smtp(), { from: 'a@example.org', to: [address] }, raw))) ?? 250;
+}
+
+async function onlyMessage(apiKey: string, emailId: string) {
+  const list = await json(await service.request(`/v1/emails/${emailId}/messages`, { key: apiKey }));
+  expect(list.data).toHaveLength(1);
+  const read = await service.request(`/v1/messages/${list.data[0].id}`, { key: apiKey });
+  expect(read.status).toBe(200);
+  return { item: list.data[0], message: (await json(read)).data };
+}
+
+function multipart(headers: string, parts: { headers: string; body: string }[]): string {
+  const boundary = 'b0undary-x';
+  return (
+    `From: a@example.org\r\n${headers}MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="${boundary}"\r\n\r\n` +
+    parts.map((part) => `--${boundary}\r\n${part.headers}\r\n${part.body}\r\n`).join('') +
+    `--${boundary}--\r\n`
+  );
+}
+
+describe('a mail whose headers would not fit one storage item', () => {
+  it('stores a part with a 420 KB Content-Type whole: 250, readable, the type recorded as octet-stream', async () => {
+    const { apiKey, email } = await inbox('long-type');
+    const raw = multipart(`To: ${email.address}\r\nSubject: long type\r\n`, [
+      { headers: 'Content-Type: text/plain\r\n', body: 'hello' },
+      {
+        headers: `Content-Type: application/${'x'.repeat(420 * 1024)}\r\nContent-Disposition: attachment; filename="a.bin"\r\n`,
+        body: 'attached bytes',
+      },
+    ]);
+    expect(await deliver(email.address, raw)).toBe(250);
+    const { item, message } = await onlyMessage(apiKey, email.id);
+    expect(item.attachment_count).toBe(1);
+    expect(message.text).toContain('hello');
+    expect(message.attachments).toEqual([expect.objectContaining({ filename: 'a.bin', content_type: 'application/octet-stream' })]);
+    const download = await service.request(message.attachments[0].download_path, { key: apiKey });
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('attached bytes');
+  });
+
+  it('stores a mail of 900 attachments with long multi-byte names whole: every attachment listed and readable', async () => {
+    const { apiKey, email } = await inbox('many-names');
+    // 250 characters and about 330 UTF-8 bytes each: a name's bound is counted in bytes.
+    const names = Array.from({ length: 900 }, (_, n) => `${String(n).padStart(3, '0')}-${'ü€'.repeat(20)}${'n'.repeat(197)}.txt`);
+    const raw = multipart(
+      `To: ${email.address}\r\nSubject: ${'Grüße '.repeat(400)}\r\n`,
+      [
+        { headers: 'Content-Type: text/plain; charset=utf-8\r\n', body: 'body '.repeat(6000) },
+        ...names.map((name, n) => ({
+          headers: `Content-Type: text/plain; charset=utf-8\r\nContent-Disposition: attachment; filename="${name}"\r\n`,
+          body: `attachment ${n}`,
+        })),
+      ],
+    );
+    expect(bytes(raw)).toBeGreaterThan(350 * 1024);
+    expect(await deliver(email.address, raw)).toBe(250);
+
+    const { item, message } = await onlyMessage(apiKey, email.id);
+    // The list went to the blob store beside the bodies; the item keeps where it is.
+    expect((await service.runtime.services.messages.get(item.id))!.attachments).toEqual({
+      blobKey: expect.stringMatching(/^mail\/[^/]+\/attachments$/),
+      sizeBytes: expect.any(Number),
+    });
+    expect(item.attachment_count).toBe(900);
+    expect(message.attachments).toHaveLength(900);
+    expect(bytes(message.subject)).toBeLessThanOrEqual(2048);
+    expect(message.subject.startsWith('Grüße Grüße')).toBe(true);
+    expect(message.text).toHaveLength(30_000);
+    message.attachments.forEach((attachment: { filename: string; size_bytes: number }, n: number) => {
+      // Cut at a character boundary to at most 255 bytes: a prefix of the name sent, never a broken character.
+      expect(bytes(attachment.filename)).toBeLessThanOrEqual(255);
+      expect(attachment.filename.length).toBeGreaterThan(100);
+      expect(names[n]!.startsWith(attachment.filename)).toBe(true);
+      expect(attachment.size_bytes).toBe(bytes(`attachment ${n}`));
+    });
+    for (let n = 0; n < 900; n++) {
+      // Stay within the short window's per-key limit: a new minute every 250 requests.
+      if (n % 250 === 249) service.clock.advance(60_000);
+      const download = await service.request(message.attachments[n].download_path, { key: apiKey });
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe(`attachment ${n}`);
+    }
+  });
+
+  it('bounds from, subject and to in UTF-8 bytes, cutting only between characters', async () => {
+    const { apiKey, email } = await inbox('wide-bounds');
+    const longAddress = `${'ä'.repeat(200)}@example.org`;
+    const raw = Buffer.from(
+      `From: "${'€'.repeat(600)}" <sender@example.org>\r\nTo: ${email.address}, ${longAddress}\r\n` +
+        `Subject: ${'😀'.repeat(700)}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nhi\r\n`,
+      'utf8',
+    );
+    expect(await deliver(email.address, raw)).toBe(250);
+    const { message } = await onlyMessage(apiKey, email.id);
+    expect(bytes(message.from)).toBeLessThanOrEqual(1024);
+    expect(message.from).toMatch(/^"?€+$/u);
+    expect(bytes(message.subject)).toBeLessThanOrEqual(2048);
+    expect(message.subject).toBe('😀'.repeat(512));
+    expect(message.to[0]).toBe(email.address);
+    expect(bytes(message.to[1])).toBeLessThanOrEqual(320);
+    expect(message.to[1]).toBe('ä'.repeat(160));
+  });
+});
+
+describe('a permanent storage fault', () => {
+  it('is answered 554 with a reason, never the temporary 451, and nothing is listed', async () => {
+    const { apiKey, email } = await inbox('never-storable');
+    refuseMessageWrites = 1;
+    const raw = `From: a@example.org\r\nTo: ${email.address}\r\nSubject: refused\r\n\r\nx\r\n`;
+    let reply: { responseCode?: number; response?: string } = {};
+    try {
+      await sendRaw(smtp(), { from: 'a@example.org', to: [email.address] }, raw);
+    } catch (error) {
+      reply = error as typeof reply;
+    }
+    expect(refuseMessageWrites).toBe(0);
+    expect(reply.responseCode).toBe(554);
+    expect(reply.response).toMatch(/^554 5\.3\.4 .*cannot be stored/);
+    const list = await json(await service.request(`/v1/emails/${email.id}/messages`, { key: apiKey }));
+    expect(list.data).toEqual([]);
+    expect(service.logger.lines.some((line) => line.message === 'mail refused for good' && line.reason === 'storage_validation')).toBe(true);
+  });
+});

@@ -1,0 +1,173 @@
+import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
+import { DynamoDbMessageStore } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
+import { PermanentStorageFault, Unavailable } from '../../../lambdas/core/errors';
+import type { MessageRecord } from '../../../lambdas/core/mail-ports';
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+const client = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });
+const store = new DynamoDbMessageStore(client, 'messages');
+
+/** A by_email index entry as DynamoDB returns it: keys and the listing's projected fields. */
+function indexEntry(n: number) {
+  const messageId = `msg_${String(n).padStart(12, '0')}`;
+  const receivedAt = new Date(Date.parse('2026-11-22T12:00:00.000Z') - n * 1000).toISOString();
+  return {
+    message_id: messageId,
+    email_id: 'eml_1',
+    received_sort: `${receivedAt}#${messageId}`,
+    from: 'a@example.org',
+    to: ['x@tempmail.localhost'],
+    subject: `s${n}`,
+    received_at: receivedAt,
+    expires_at: '2026-11-22T12:15:00.000Z',
+    size_bytes: 10,
+    attachment_count: 1,
+  };
+}
+const entries = Array.from({ length: 10 }, (_, n) => indexEntry(n));
+/** What DynamoDB gives back as the position after an index entry. */
+const positionAfter = (entry: ReturnType<typeof indexEntry>) => ({
+  message_id: entry.message_id,
+  email_id: entry.email_id,
+  received_sort: entry.received_sort,
+});
+
+beforeEach(() => dynamo.reset());
+
+describe('DynamoDbMessageStore listing an email', () => {
+  const page = { receivedAfter: '2026-11-22T11:00:00.000Z', limit: 5 };
+
+  it('keeps querying after a response cut short at 1 MB until the page is full', async () => {
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: entries.slice(0, 2), LastEvaluatedKey: positionAfter(entries[1]!) })
+      .resolvesOnce({ Items: entries.slice(2, 3), LastEvaluatedKey: positionAfter(entries[2]!) })
+      .resolvesOnce({ Items: entries.slice(3, 6), LastEvaluatedKey: positionAfter(entries[5]!) });
+    const result = await store.listByEmail('eml_1', page);
+    expect(result.items.map((item) => item.subject)).toEqual(['s0', 's1', 's2', 's3', 's4']);
+    expect(result.next).toBe(entries[4]!.received_sort);
+    const inputs = dynamo.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(inputs).toHaveLength(3);
+    // Each query asks only for what is still missing, plus one to learn whether more exist.
+    expect(inputs.map((input) => input.Limit)).toEqual([6, 4, 3]);
+    expect(inputs.map((input) => input.ExclusiveStartKey)).toEqual([undefined, positionAfter(entries[1]!), positionAfter(entries[2]!)]);
+    for (const input of inputs) expect(input).toMatchObject({ IndexName: 'by_email', ScanIndexForward: false });
+  });
+
+  it('says there is more only when a further item really exists', async () => {
+    // The page fills exactly and DynamoDB still hands back a position: one more query must look.
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: entries.slice(0, 5), LastEvaluatedKey: positionAfter(entries[4]!) })
+      .resolvesOnce({ Items: [] });
+    const result = await store.listByEmail('eml_1', page);
+    expect(result.items).toHaveLength(5);
+    expect(result.next).toBeUndefined();
+    expect(dynamo.commandCalls(QueryCommand)[1]!.args[0].input).toMatchObject({ Limit: 1, ExclusiveStartKey: positionAfter(entries[4]!) });
+  });
+
+  it('ends the listing when the query is exhausted, however short the responses were', async () => {
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [], LastEvaluatedKey: positionAfter(entries[0]!) })
+      .resolvesOnce({ Items: entries.slice(0, 1), LastEvaluatedKey: positionAfter(entries[0]!) })
+      .resolvesOnce({ Items: entries.slice(1, 3) });
+    const result = await store.listByEmail('eml_1', page);
+    expect(result.items.map((item) => item.subject)).toEqual(['s0', 's1', 's2']);
+    expect(result.next).toBeUndefined();
+    expect(dynamo.commandCalls(QueryCommand)).toHaveLength(3);
+  });
+
+  it('continues a later page from the cursor position', async () => {
+    dynamo.on(QueryCommand).resolvesOnce({ Items: entries.slice(5, 10) });
+    const result = await store.listByEmail('eml_1', { ...page, after: entries[4]!.received_sort });
+    expect(result.items).toHaveLength(5);
+    expect(result.next).toBeUndefined();
+    expect(dynamo.commandCalls(QueryCommand)[0]!.args[0].input.ExclusiveStartKey).toEqual(positionAfter(entries[4]!));
+  });
+
+  it('lists from the projected fields alone, attachment count included', async () => {
+    dynamo.on(QueryCommand).resolvesOnce({ Items: entries.slice(0, 1) });
+    const [item] = (await store.listByEmail('eml_1', page)).items;
+    expect(item).toEqual({
+      messageId: entries[0]!.message_id,
+      emailId: 'eml_1',
+      from: 'a@example.org',
+      to: ['x@tempmail.localhost'],
+      subject: 's0',
+      receivedAt: entries[0]!.received_at,
+      expiresAt: '2026-11-22T12:15:00.000Z',
+      sizeBytes: 10,
+      attachmentCount: 1,
+    });
+  });
+});
+
+describe('DynamoDbMessageStore for the sweeper', () => {
+  it('reads every expiring message from the expiry index, following continuations', async () => {
+    const keys = (n: number) => ({
+      message_id: `msg_${n}`,
+      expiry_hour: '2026-11-22T12',
+      expires_at: '2026-11-22T12:15:00.000Z',
+      mail_id: `mail_${n}`,
+      raw_key: `mail/mail_${n}/raw`,
+    });
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [keys(1)], LastEvaluatedKey: { message_id: 'msg_1', expiry_hour: '2026-11-22T12', expires_at: 'x' } })
+      .resolvesOnce({ Items: [keys(2)] });
+    const found = await store.expiring(new Date('2026-11-22T12:00:00.000Z'), new Date('2026-11-22T12:30:00.000Z'));
+    expect(found).toEqual([
+      { messageId: 'msg_1', mailId: 'mail_1', rawKey: 'mail/mail_1/raw', expiresAt: '2026-11-22T12:15:00.000Z' },
+      { messageId: 'msg_2', mailId: 'mail_2', rawKey: 'mail/mail_2/raw', expiresAt: '2026-11-22T12:15:00.000Z' },
+    ]);
+  });
+});
+
+describe('DynamoDbMessageStore writing a message', () => {
+  const message: MessageRecord = {
+    messageId: 'msg_1',
+    emailId: 'eml_1',
+    accountId: 'acc_1',
+    mailId: 'mail_1',
+    from: 'a@example.org',
+    to: ['x@tempmail.localhost'],
+    subject: 'hello',
+    receivedAt: '2026-11-22T12:00:00.000Z',
+    expiresAt: '2026-11-22T12:15:00.000Z',
+    sizeBytes: 100,
+    attachmentCount: 900,
+    text: { inline: 'hi' },
+    html: { inline: '' },
+    attachments: { blobKey: 'mail/mail_1/attachments', sizeBytes: 370_000 },
+    rawKey: 'mail/mail_1/raw',
+  };
+  const rejection = (name: string) =>
+    new DynamoDBServiceException({ name, message: 'refused', $fault: 'client', $metadata: {} });
+
+  it('keeps a large attachment list in the blob store and reads it back as stored', async () => {
+    dynamo.on(PutCommand).resolves({});
+    await store.put(message);
+    const item = dynamo.commandCalls(PutCommand)[0]!.args[0].input.Item!;
+    expect(item).toMatchObject({ attachment_count: 900, attachments_blob: message.attachments });
+    expect(item).not.toHaveProperty('attachments');
+    dynamo.on(GetCommand).resolves({ Item: item });
+    expect(await store.get('msg_1')).toEqual(message);
+  });
+
+  it('refuses an item over 400 KB counted in UTF-8 bytes, as DynamoDB does, before sending it', async () => {
+    // 140,000 characters but 420,000 bytes: dynalite would store it, DynamoDB would not.
+    const wide = { ...message, text: { inline: '€'.repeat(140_000) } };
+    await expect(store.put(wide)).rejects.toEqual(new PermanentStorageFault('item_too_large'));
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it("takes DynamoDB's ValidationException for the permanent fault it is, and a throttle for a passing one", async () => {
+    dynamo.on(PutCommand).rejectsOnce(rejection('ValidationException')).rejectsOnce(rejection('ThrottlingException'));
+    await expect(store.put(message)).rejects.toBeInstanceOf(PermanentStorageFault);
+    await expect(store.put(message)).rejects.toBeInstanceOf(Unavailable);
+  });
+});
