@@ -214,6 +214,7 @@ describe('validators against the contract (fast-check)', () => {
           path: '/v1/emails',
           query: {},
           headers: { 'content-type': 'application/json', 'idempotency-key': '0123456789abcdef-key' },
+          headerValues: { 'content-type': ['application/json'], 'idempotency-key': ['0123456789abcdef-key'] },
           body: JSON.stringify({ local_part: value }),
           pathParameters: {},
           account: { accountId: 'acc_1' },
