@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashApiKey } from '../../lambdas/core/api-keys';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
+import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { refusalCode, sendMail } from '../support/smtp-client';
@@ -120,7 +121,7 @@ describe('log secrecy, in-process, with storage failing on the way', () => {
   it('logs no API key, key hash, cursor secret, subject, body, raw source or attachment byte', async () => {
     const { apiKey } = await service.account('paid');
     const request = (path: string, init: RequestInit = {}) =>
-      fetch(`${service.runtime.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, ...init.headers } });
+      contractFetch(`${service.runtime.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, ...init.headers } });
     const { email } = await fullFlow(request, service.runtime.smtpPort, 'logs-in-process');
 
     // Failures on the way: an attachment that cannot be stored (451), a throttled message read
@@ -131,8 +132,8 @@ describe('log secrecy, in-process, with storage failing on the way', () => {
     expect((await request(`/v1/emails/${email.id}/messages`)).status).toBeGreaterThanOrEqual(500);
     faults.fail({ command: 'UpdateItemCommand', table: '-accounts', times: 1 });
     expect((await request('/v1/usage')).status).toBe(503);
-    expect((await fetch(`${service.runtime.apiUrl}/v1/usage`, { headers: { Authorization: `Bearer ${apiKey}x` } })).status).toBe(401);
-    expect((await fetch(`${service.runtime.apiUrl}/v1/usage?api_key=${apiKey}`)).status).toBe(401);
+    expect((await contractFetch(`${service.runtime.apiUrl}/v1/usage`, { headers: { Authorization: `Bearer ${apiKey}x` } })).status).toBe(401);
+    expect((await contractFetch(`${service.runtime.apiUrl}/v1/usage?api_key=${apiKey}`)).status).toBe(401);
 
     const logLines = service.logger.lines.map((line) => JSON.stringify(line));
     const output = [...logLines, ...captured].join('\n');
@@ -171,7 +172,7 @@ describe('log secrecy of npm start at LOG_LEVEL=debug', () => {
     expect(created.code).toBe(0);
     const apiKey = JSON.parse(created.stdout).api_key as string;
     const request = (path: string, init: RequestInit = {}) =>
-      fetch(`${service!.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, ...init.headers } });
+      contractFetch(`${service!.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, ...init.headers } });
     await fullFlow(request, service.smtpPort, 'logs-npm-start');
     await service.stop();
     const cursorSecret = (await readFile(join(dataDir, 'cursor-secret'), 'utf8')).trim();
