@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  CognitoUserPoolsAuthorizer,
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -17,12 +18,17 @@ import { sesRawPrefix } from '../lambdas/inbound/ses-events';
 import { gatewayResponses } from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
+import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 
 export interface ApiProps {
   storage: Storage;
   /** The stage name; also the environment keys are bound to. */
   stage: string;
   environment: Record<string, string>;
+  /** The console's user pool: its authorizer gates every console route. */
+  userPool: IUserPool;
+  /** The OpenID Connect issuer the console functions verify tokens against. */
+  issuer: string;
 }
 
 const apiRoot = join(__dirname, '..', 'lambdas', 'api');
@@ -36,6 +42,8 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The console routes' functions: they learn the console's client id once it exists. */
+  readonly consoleFunctions: readonly ServiceFunction[];
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -78,6 +86,7 @@ export class Api extends Construct {
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
     });
     props.storage.tables.apiKeys.grantReadData(this.authorizerFunction);
+    props.storage.acknowledgeIndexAccess(this.authorizerFunction, 'apiKeys');
     props.storage.tables.accounts.grantReadWriteData(this.authorizerFunction);
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
@@ -86,11 +95,20 @@ export class Api extends Construct {
       resultsCacheTtl: Duration.seconds(0),
     });
 
+    // Console routes: Cognito checks the ID token first; the function verifies it again itself.
+    const consoleAuthorizer = new CognitoUserPoolsAuthorizer(this, 'ConsoleAuthorizer', {
+      cognitoUserPools: [props.userPool],
+      identitySource: 'method.request.header.Authorization',
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
     const routeFunctions = new Map<string, ServiceFunction>();
+    const consoleFunctions: ServiceFunction[] = [];
     for (const route of routes as readonly RouteDefinition[]) {
+      const identity = route.auth === 'identity';
       const fn = new ServiceFunction(this, `${route.id}Function`, {
         entry: join(apiRoot, 'handlers', `${route.module}.ts`),
-        environment: props.environment,
+        environment: identity ? { ...props.environment, OIDC_ISSUER: props.issuer } : props.environment,
         description: `${route.method} ${route.path}`,
         // A streamed file of tens of MB takes longer than a JSON answer.
         ...(route.stream ? { timeout: Duration.minutes(2) } : {}),
@@ -100,16 +118,18 @@ export class Api extends Construct {
         // File bodies stream: a buffered Lambda proxy response is capped near 6 MB.
         ...(route.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(2) } : {}),
       });
-      this.resourceFor(route.path).addMethod(route.method, integration, { authorizer });
+      this.resourceFor(route.path).addMethod(route.method, integration, { authorizer: identity ? consoleAuthorizer : authorizer });
       routeFunctions.set(route.id, fn);
+      if (identity) consoleFunctions.push(fn);
     }
     this.routeFunctions = routeFunctions;
+    this.consoleFunctions = consoleFunctions;
 
     Validations.of(this.restApi).acknowledge(
         { id: 'AwsSolutions-APIG2', reason: 'Every route validates its own input with zod and answers in the contract error shape.' },
         { id: 'AwsSolutions-APIG3', reason: 'WAF is the deployer\'s choice; the service enforces per-key and per-account windows itself.' },
-        { id: 'AwsSolutions-APIG4', reason: 'Every method has the custom REQUEST authorizer; the finding misreads it.' },
-        { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys through the custom authorizer, not Cognito.' },
+        { id: 'AwsSolutions-APIG4', reason: 'Every /v1 method has the custom REQUEST authorizer; the finding misreads it.' },
+        { id: 'AwsSolutions-COG4', reason: '/v1 clients authenticate with API keys through the custom authorizer; console routes use Cognito.' },
         {
           id: 'AwsSolutions-APIG6',
           reason: 'Execution logging would write request data to CloudWatch; access logs without bodies are kept instead.',
@@ -140,14 +160,32 @@ function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storag
     case 'createEmail':
       tables.domains.grantReadData(fn);
       tables.emails.grantReadWriteData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
       tables.addresses.grantReadWriteData(fn);
       tables.idempotency.grantReadWriteData(fn);
       break;
     case 'getEmail':
       tables.emails.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
+      break;
+    case 'consoleGetAccount':
+      tables.identities.grantReadWriteData(fn);
+      break;
+    case 'consoleListKeys':
+    case 'consoleCreateKey':
+    case 'consoleRevokeKey':
+      tables.identities.grantReadWriteData(fn);
+      tables.apiKeys.grantReadWriteData(fn);
+      storage.acknowledgeIndexAccess(fn, 'apiKeys');
+      break;
+    case 'consoleListEmails':
+      tables.identities.grantReadWriteData(fn);
+      tables.emails.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
       break;
     case 'listMessages':
       tables.emails.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
       tables.messages.grantReadData(fn);
       storage.acknowledgeIndexAccess(fn, 'messages');
       break;

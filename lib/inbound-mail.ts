@@ -43,6 +43,7 @@ export class InboundMail extends Construct {
       timeout: Duration.seconds(10),
     });
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.filterFunction);
+    props.storage.acknowledgeIndexAccess(this.filterFunction, 'emails');
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
       retentionPeriod: Duration.days(14),
@@ -62,6 +63,7 @@ export class InboundMail extends Construct {
       options: { deadLetterQueue: this.deadLetterQueue, retryAttempts: 2 },
     });
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
+    props.storage.acknowledgeIndexAccess(this.parserFunction, 'emails');
     tables.messages.grantWriteData(this.parserFunction);
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'] });

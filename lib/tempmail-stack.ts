@@ -3,6 +3,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import { Api } from './api';
+import { ConsoleHosting } from './console-hosting';
+import { ConsoleIdentity } from './console-identity';
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
 import { serviceEnvironment } from './service-environment';
@@ -39,7 +41,14 @@ export class TempmailStack extends Stack {
       cursorSecret: cursorSecret.secretValue.unsafeUnwrap(),
     });
 
-    const api = new Api(this, 'Api', { storage, stage: props.stage, environment });
+    // The console: the user pool first (the API's console authorizer needs it), then the hosting
+    // (its address is where sign-in returns), then the client, whose id the console functions learn.
+    const identity = new ConsoleIdentity(this, 'ConsoleIdentity', { stage: props.stage });
+    const api = new Api(this, 'Api', { storage, stage: props.stage, environment, userPool: identity.userPool, issuer: identity.issuer });
+    const hosting = new ConsoleHosting(this, 'Console', { restApi: api.restApi, stage: props.stage });
+    const client = identity.addConsoleClient(hosting.consoleUrl);
+    for (const fn of api.consoleFunctions) fn.addEnvironment('OIDC_CLIENT_ID', client.userPoolClientId);
+    hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId });
     const inbound = new InboundMail(this, 'InboundMail', {
       storage,
       environment,
@@ -61,6 +70,9 @@ export class TempmailStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
+    new CfnOutput(this, 'ConsoleUrl', { value: hosting.consoleUrl });
+    new CfnOutput(this, 'ConsoleIssuer', { value: identity.issuer });
+    new CfnOutput(this, 'ConsoleClientId', { value: client.userPoolClientId });
     new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: 'BLOB_BUCKET' });
     for (const key of tableKeys) {
       // Named as the operator CLI reads them from its environment, e.g. API_KEYS_TABLE.

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { localConsoleClientId } from './local-oidc-issuer';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
@@ -18,6 +19,8 @@ const localEnvironment = z.object({
   TEMPMAIL_EMAIL_TTL_SECONDS: seconds(2_592_000),
   TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
 });
 
 export interface LocalConfig {
@@ -34,6 +37,8 @@ export interface LocalConfig {
   emailTtlSeconds: number;
   cursorSecret: string | undefined;
   logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
+  /** The console's OpenID Connect issuer and client id; absent: the local issuer under `/oidc`. */
+  oidc?: { issuer: string; clientId: string };
 }
 
 /** Reads the local runtime's configuration from an environment, or explains what is wrong. */
@@ -55,5 +60,6 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
     emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS,
     cursorSecret: env.TEMPMAIL_CURSOR_SECRET,
     logLevel: env.LOG_LEVEL,
+    ...(env.OIDC_ISSUER !== undefined ? { oidc: { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID ?? localConsoleClientId } } : {}),
   };
 }

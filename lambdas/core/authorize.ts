@@ -58,6 +58,7 @@ export async function authorize(
     keyId: record.keyId,
     charge: options.charge,
     window: shortWindowAt(now),
+    at: now.toISOString(),
   });
   switch (reservation.outcome) {
     case 'absent':

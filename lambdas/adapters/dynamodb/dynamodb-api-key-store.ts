@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
 import { conditionally, guardStorage } from './storage-errors';
 
@@ -9,7 +9,12 @@ interface ApiKeyItem {
   env: string;
   status: ApiKeyStatus;
   created_at: string;
+  label?: string;
+  prefix?: string;
 }
+
+/** The index of an account's keys (table definitions: apiKeys). */
+const byAccount = 'by_account';
 
 /** API keys by the SHA-256 of the key: the clear key is never written. */
 export class DynamoDbApiKeyStore implements ApiKeyStore {
@@ -26,6 +31,8 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
       env: record.env,
       status: record.status,
       created_at: record.createdAt,
+      ...(record.label !== undefined ? { label: record.label } : {}),
+      ...(record.prefix !== undefined ? { prefix: record.prefix } : {}),
     };
     await guardStorage(() =>
       this.client.send(
@@ -38,16 +45,28 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { key_hash: keyHash }, ConsistentRead: true })),
     );
-    if (!Item) return undefined;
-    const item = Item as ApiKeyItem;
-    return {
-      keyHash: item.key_hash,
-      keyId: item.key_id,
-      accountId: item.account_id,
-      env: item.env,
-      status: item.status,
-      createdAt: item.created_at,
-    };
+    return Item ? fromItem(Item as ApiKeyItem) : undefined;
+  }
+
+  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await guardStorage(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: byAccount,
+            KeyConditionExpression: 'account_id = :account',
+            ExpressionAttributeValues: { ':account': accountId },
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      records.push(...(page.Items ?? []).map((item) => fromItem(item as ApiKeyItem)));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return records;
   }
 
   async revoke(keyHash: string): Promise<boolean> {
@@ -65,4 +84,17 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     );
     return revoked !== undefined;
   }
+}
+
+function fromItem(item: ApiKeyItem): ApiKeyRecord {
+  return {
+    keyHash: item.key_hash,
+    keyId: item.key_id,
+    accountId: item.account_id,
+    env: item.env,
+    status: item.status,
+    createdAt: item.created_at,
+    ...(item.label !== undefined ? { label: item.label } : {}),
+    ...(item.prefix !== undefined ? { prefix: item.prefix } : {}),
+  };
 }

@@ -13,9 +13,24 @@ export interface TableDefinition {
 
 export const tableDefinitions = {
   accounts: { partitionKey: 'account_id' },
-  apiKeys: { partitionKey: 'key_hash' },
+  /** A sign-in identity (issuer and subject) and the account it opened: written once, never changed. */
+  identities: { partitionKey: 'identity' },
+  apiKeys: {
+    partitionKey: 'key_hash',
+    indexes: [
+      /** An account's keys for the console, by creation time. */
+      { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at' },
+    ],
+  },
   domains: { partitionKey: 'domain' },
-  emails: { partitionKey: 'email_id', ttlAttribute: 'ttl' },
+  emails: {
+    partitionKey: 'email_id',
+    ttlAttribute: 'ttl',
+    indexes: [
+      /** An account's inboxes for the console, newest first. */
+      { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at' },
+    ],
+  },
   /** Every address ever issued: never deleted, so no address is allocated twice. */
   addresses: { partitionKey: 'address' },
   idempotency: { partitionKey: 'record_key', ttlAttribute: 'ttl' },
