@@ -6,6 +6,10 @@ import {
   AllowedMethods,
   CachePolicy,
   Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HeadersFrameOption,
   HeadersReferrerPolicy,
   HttpVersion,
@@ -24,10 +28,22 @@ import { consoleContentSecurityPolicy } from '../console/security-headers';
 
 const consoleRoot = join(__dirname, '..', 'console');
 
+/** `/console` and `/console/` serve the console's index, as on `npm start`. */
+const indexRewrite = `function handler(event) {
+  var request = event.request;
+  if (request.uri === '/console') {
+    return { statusCode: 308, statusDescription: 'Permanent Redirect', headers: { location: { value: '/console/' } } };
+  }
+  if (request.uri.endsWith('/')) request.uri += 'index.html';
+  return request;
+}`;
+
 export interface ConsoleHostingProps {
   restApi: IRestApi;
   /** The API stage: the API origin's path. */
   stage: string;
+  /** The origins the page talks to for sign-in (the issuer's discovery and keys, its token endpoint). */
+  issuerOrigins: string[];
 }
 
 /**
@@ -63,7 +79,7 @@ export class ConsoleHosting extends Construct {
     });
     const headers = new ResponseHeadersPolicy(this, 'ConsoleHeaders', {
       securityHeadersBehavior: {
-        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy('https://*.amazoncognito.com https://cognito-idp.*.amazonaws.com'), override: true },
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy(props.issuerOrigins.join(' ')), override: true },
         frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
         contentTypeOptions: { override: true },
         referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
@@ -88,9 +104,9 @@ export class ConsoleHosting extends Construct {
       enableLogging: true,
       logBucket: logs,
       logFilePrefix: 'cloudfront/',
-      defaultRootObject: '',
       defaultBehavior: {
         origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: new CloudFrontFunction(this, 'Index', { code: FunctionCode.fromInline(indexRewrite), runtime: FunctionRuntime.JS_2_0 }) }],
         viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
         responseHeadersPolicy: headers,
         cachePolicy: CachePolicy.CACHING_DISABLED,

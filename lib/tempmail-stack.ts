@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
@@ -45,7 +45,11 @@ export class TempmailStack extends Stack {
     // (its address is where sign-in returns), then the client, whose id the console functions learn.
     const identity = new ConsoleIdentity(this, 'ConsoleIdentity', { stage: props.stage });
     const api = new Api(this, 'Api', { storage, stage: props.stage, environment, userPool: identity.userPool, issuer: identity.issuer });
-    const hosting = new ConsoleHosting(this, 'Console', { restApi: api.restApi, stage: props.stage });
+    const hosting = new ConsoleHosting(this, 'Console', {
+      restApi: api.restApi,
+      stage: props.stage,
+      issuerOrigins: [`https://cognito-idp.${Aws.REGION}.${Aws.URL_SUFFIX}`, identity.domain.baseUrl()],
+    });
     const client = identity.addConsoleClient(hosting.consoleUrl);
     for (const fn of api.consoleFunctions) fn.addEnvironment('OIDC_CLIENT_ID', client.userPoolClientId);
     hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId });

@@ -37,6 +37,7 @@ interface MessageItem {
   received_at: string;
 }
 interface Message extends MessageItem {
+  email_id: string;
   text: string;
   html: string;
   source_path: string;
@@ -103,7 +104,6 @@ async function usageScreen(): Promise<void> {
   const total = account.used_requests + account.remaining_requests;
   const percent = total === 0 ? 0 : Math.round((account.used_requests / total) * 100);
   const bar = h('div', { class: 'bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(total), 'aria-valuenow': String(account.used_requests), 'aria-label': 'Requests used' }, h('span', {}));
-  (bar.firstChild as HTMLElement).setAttribute('data-width', String(percent));
   (bar.firstChild as HTMLElement).style.width = `${percent}%`;
   show(
     h(
@@ -286,7 +286,7 @@ async function messageScreen(messageId: string): Promise<void> {
       ),
       message.attachments.length ? h('h2', {}, 'Attachments') : null,
       h('ul', {}, ...message.attachments.map((attachment) => h('li', {}, h('button', { type: 'button', class: 'secondary', onclick: () => void download(attachment.download_path, key, attachmentName(attachment.filename, attachment.id)) }, `Download ${attachment.filename || attachment.id}`), ` (${attachment.size_bytes} bytes)`))),
-      h('p', {}, h('a', { href: `#inbox/${encodeURIComponent(message.id)}`, onclick: (event: Event) => { event.preventDefault(); history.back(); } }, 'Back')),
+      h('p', {}, h('a', { href: `#inbox/${encodeURIComponent(message.email_id)}` }, 'Back to the inbox')),
     ),
   );
 }

@@ -265,6 +265,7 @@ describe('the console', () => {
     expect(config.Origins.find((origin: { S3OriginConfig?: unknown }) => origin.S3OriginConfig)).toMatchObject({ OriginAccessControlId: expect.anything() });
     const api = config.Origins.find((origin: { CustomOriginConfig?: unknown }) => origin.CustomOriginConfig);
     expect(api).toMatchObject({ OriginPath: '/test', CustomOriginConfig: { OriginProtocolPolicy: 'https-only' } });
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
     template.hasResourceProperties('AWS::S3::Bucket', {
       PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
       LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'console-bucket/' }),
@@ -274,10 +275,11 @@ describe('the console', () => {
   it('sends every console file with a strict CSP (no inline script), frame-ancestors none and HSTS', () => {
     const [policy] = resources('AWS::CloudFront::ResponseHeadersPolicy');
     const security = policy!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
-    const csp: string = security.ContentSecurityPolicy.ContentSecurityPolicy;
+    const csp = JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy);
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toContain('unsafe-inline');
+    expect(JSON.stringify(csp)).not.toContain('unsafe-inline');
+    expect(JSON.stringify(csp)).toContain('cognito-idp');
     expect(security.FrameOptions.FrameOption).toBe('DENY');
     expect(security.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThan(0);
   });
