@@ -41,7 +41,8 @@ module.exports = {
       },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // jose and oidc-provider (the console's token verification, the local issuer) ship ES modules only as well.
+  transformIgnorePatterns: ['/node_modules/(?!@middy/|jose/|oidc-provider/)'],
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
   testTimeout: 30_000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

@@ -33,7 +33,7 @@ const usage = `Usage: admin [--stack NAME] <command>
 Prints one JSON object on stdout.
 Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
-DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all seven
+DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all eight
 table variables can be set: ACCOUNTS_TABLE, API_KEYS_TABLE, DOMAINS_TABLE, EMAILS_TABLE,
 ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE (the stack outputs them too); mail redrive
 also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.`;

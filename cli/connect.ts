@@ -12,7 +12,7 @@ export interface Connection {
 }
 
 /**
- * Connects the operator CLI to the same tables the service uses: on AWS when the stack's seven
+ * Connects the operator CLI to the same tables the service uses: on AWS when the stack's eight
  * table names are given (`ACCOUNTS_TABLE`, `API_KEYS_TABLE`…, as the stack outputs them, or read
  * from the stack with `--stack`); otherwise to the local runtime's dynalite, through the running
  * service, or, when none runs, by opening the data directory itself.

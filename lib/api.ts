@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  CognitoUserPoolsAuthorizer,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -31,6 +32,7 @@ import {
 } from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
+import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 
 export interface ApiProps {
   storage: Storage;
@@ -43,6 +45,10 @@ export interface ApiProps {
   webAclArn?: string;
   /** A custom domain name for the API, with its regional ACM certificate and, optionally, the zone to alias it in. */
   customDomain?: { domainName: string; certificateArn: string; hostedZone?: { zoneId: string; zoneName: string } };
+  /** The console's user pool: its authorizer gates every console route. */
+  userPool: IUserPool;
+  /** The OpenID Connect issuer the console functions verify tokens against. */
+  issuer: string;
 }
 
 /** The routes that sign or read list cursors, and so read the cursor secret. */
@@ -59,6 +65,8 @@ export class Api extends Construct {
   readonly restApi: RestApi;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
+  /** The console routes' functions: they learn the console's client id once it exists. */
+  readonly consoleFunctions: readonly ServiceFunction[];
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
@@ -109,6 +117,7 @@ export class Api extends Construct {
     });
     props.storage.tables.apiKeys.grantReadData(this.authorizerFunction);
     grantAllowance(props.storage, this.authorizerFunction);
+    props.storage.acknowledgeIndexAccess(this.authorizerFunction, 'apiKeys');
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
       // Never the Authorization header: the gateway would answer its absence with its own 401.
@@ -116,13 +125,24 @@ export class Api extends Construct {
       resultsCacheTtl: Duration.seconds(0),
     });
 
+    // Console routes: Cognito checks the ID token first; the function verifies it again itself.
+    const consoleAuthorizer = new CognitoUserPoolsAuthorizer(this, 'ConsoleAuthorizer', {
+      cognitoUserPools: [props.userPool],
+      identitySource: 'method.request.header.Authorization',
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
     const routeFunctions = new Map<string, ServiceFunction>();
+    const consoleFunctions: ServiceFunction[] = [];
     for (const route of routes as readonly RouteDefinition[]) {
+      const identity = route.auth === 'identity';
       const fn = new ServiceFunction(this, `${route.id}Function`, {
         entry: join(apiRoot, 'handlers', `${route.module}.ts`),
-        environment: cursorRouteIds.has(route.id)
-          ? { ...props.environment, CURSOR_SECRET_ARN: props.cursorSecret.secretArn }
-          : props.environment,
+        environment: {
+          ...props.environment,
+          ...(cursorRouteIds.has(route.id) ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
+          ...(identity ? { OIDC_ISSUER: props.issuer } : {}),
+        },
         description: `${route.method} ${route.path}`,
         // A streamed file of tens of MB takes longer than a JSON answer.
         ...(route.stream ? { timeout: Duration.minutes(2) } : {}),
@@ -133,10 +153,12 @@ export class Api extends Construct {
         // File bodies stream: a buffered Lambda proxy response is capped near 6 MB.
         ...(route.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(2) } : {}),
       });
-      this.resourceFor(route.path).addMethod(route.method, integration, { authorizer });
+      this.resourceFor(route.path).addMethod(route.method, integration, { authorizer: identity ? consoleAuthorizer : authorizer });
       routeFunctions.set(route.id, fn);
+      if (identity) consoleFunctions.push(fn);
     }
     this.routeFunctions = routeFunctions;
+    this.consoleFunctions = consoleFunctions;
 
     if (props.webAclArn) {
       new CfnWebACLAssociation(this, 'WebAcl', {
@@ -153,7 +175,7 @@ export class Api extends Construct {
 
     Validations.of(this.restApi).acknowledge(
         { id: 'AwsSolutions-APIG2', reason: 'Every route validates its own input with zod and answers in the contract error shape.' },
-        { id: 'AwsSolutions-COG4', reason: 'Clients authenticate with API keys through the custom authorizer, not Cognito.' },
+        { id: 'AwsSolutions-COG4', reason: '/v1 clients authenticate with API keys through the custom authorizer; console routes use Cognito.' },
         {
           id: 'AwsSolutions-APIG6',
           reason: 'Execution logging would write request data to CloudWatch; access logs without bodies are kept instead.',
@@ -222,14 +244,32 @@ function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storag
     case 'createEmail':
       tables.domains.grantReadData(fn);
       tables.emails.grantReadWriteData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
       tables.addresses.grantReadWriteData(fn);
       tables.idempotency.grantReadWriteData(fn);
       break;
     case 'getEmail':
       tables.emails.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
+      break;
+    case 'consoleGetAccount':
+      tables.identities.grantReadWriteData(fn);
+      break;
+    case 'consoleListKeys':
+    case 'consoleCreateKey':
+    case 'consoleRevokeKey':
+      tables.identities.grantReadWriteData(fn);
+      tables.apiKeys.grantReadWriteData(fn);
+      storage.acknowledgeIndexAccess(fn, 'apiKeys');
+      break;
+    case 'consoleListEmails':
+      tables.identities.grantReadWriteData(fn);
+      tables.emails.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
       break;
     case 'listMessages':
       tables.emails.grantReadData(fn);
+      storage.acknowledgeIndexAccess(fn, 'emails');
       tables.messages.grantReadData(fn);
       storage.acknowledgeIndexAccess(fn, 'messages');
       break;

@@ -69,6 +69,7 @@ export class InboundMail extends Construct {
       timeout: Duration.seconds(10),
     });
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.filterFunction);
+    props.storage.acknowledgeIndexAccess(this.filterFunction, 'emails');
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
       retentionPeriod: deadLetterRetention,
@@ -90,6 +91,7 @@ export class InboundMail extends Construct {
       },
     });
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
+    props.storage.acknowledgeIndexAccess(this.parserFunction, 'emails');
     tables.messages.grantWriteData(this.parserFunction);
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'] });

@@ -1,8 +1,10 @@
-import { CfnOutput, CfnRule, Fn, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, CfnRule, Fn, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import { Api } from './api';
+import { ConsoleHosting } from './console-hosting';
+import { ConsoleIdentity } from './console-identity';
 import { assertReceivingRegion, assertStageName, sesReceivingRegions } from './deployment-guards';
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
@@ -61,14 +63,27 @@ export class TempmailStack extends Stack {
     });
     const environment = serviceEnvironment({ storage, stage: props.stage });
 
+    // The console: the user pool first (the API's console authorizer needs it), then the hosting
+    // (its address is where sign-in returns), then the client, whose id the console functions learn.
+    const identity = new ConsoleIdentity(this, 'ConsoleIdentity', { stage: props.stage });
     const api = new Api(this, 'Api', {
       storage,
       stage: props.stage,
       environment,
       cursorSecret,
+      userPool: identity.userPool,
+      issuer: identity.issuer,
       webAclArn: props.webAclArn,
       customDomain: props.apiDomain ? { ...props.apiDomain, hostedZone: props.hostedZone } : undefined,
     });
+    const hosting = new ConsoleHosting(this, 'Console', {
+      restApi: api.restApi,
+      stage: props.stage,
+      issuerOrigins: [`https://cognito-idp.${Aws.REGION}.${Aws.URL_SUFFIX}`, identity.domain.baseUrl()],
+    });
+    const client = identity.addConsoleClient(hosting.consoleUrl);
+    for (const fn of api.consoleFunctions) fn.addEnvironment('OIDC_CLIENT_ID', client.userPoolClientId);
+    hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId });
     const inbound = new InboundMail(this, 'InboundMail', {
       storage,
       environment,
@@ -102,6 +117,9 @@ export class TempmailStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
     new CfnOutput(this, 'Stage', { value: props.stage, description: 'TEMPMAIL_ENV' });
+    new CfnOutput(this, 'ConsoleUrl', { value: hosting.consoleUrl });
+    new CfnOutput(this, 'ConsoleIssuer', { value: identity.issuer });
+    new CfnOutput(this, 'ConsoleClientId', { value: client.userPoolClientId });
     new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: 'BLOB_BUCKET' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: inbound.deadLetterQueue.queueUrl, description: 'DEAD_LETTER_QUEUE_URL' });
     for (const key of tableKeys) {

@@ -35,6 +35,8 @@ export interface ApiGatewayOptions {
   authorizer: AuthorizerFunction;
   /** The function behind each route id of the route table. */
   functions: ReadonlyMap<string, RouteFunction>;
+  /** Answers what is not an API route (the console's pages, the local issuer); false to go on. */
+  front?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
 
 export interface RunningApiGateway {
@@ -63,6 +65,7 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
 }
 
 async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
+  if (options.front && (await options.front(req, res))) return;
   const gatewayRequestId = newGatewayRequestId();
   // API Gateway REST names its own request id on every response it sends.
   res.setHeader('x-amzn-RequestId', gatewayRequestId);
@@ -83,9 +86,11 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   const request = { ...requestParts(req, url), resource: match.route.path, path: url.pathname, httpMethod: method };
   const pathParameters = Object.keys(match.pathParameters).length ? match.pathParameters : null;
 
-  let authorization: APIGatewayAuthorizerResult;
+  // Console routes carry an identity token, not an API key: their handler verifies it (in AWS a
+  // Cognito authorizer checks it first too), so the key authorizer is not asked.
+  let authorization: APIGatewayAuthorizerResult = consoleAuthorization;
   try {
-    authorization = await options.authorizer({
+    if (match.route.auth !== 'identity') authorization = await options.authorizer({
       type: 'REQUEST',
       methodArn: `arn:aws:execute-api:local:000000000000:local/v1/${method}${match.route.path}`,
       ...request,
@@ -233,6 +238,12 @@ function buildRequestContext(req: IncomingMessage, route: RouteDefinition, path:
     },
   } as unknown as APIGatewayProxyEvent['requestContext'];
 }
+
+/** What a console route gets from the gateway: no key decision. */
+const consoleAuthorization: APIGatewayAuthorizerResult = {
+  principalId: 'identity',
+  policyDocument: { Version: '2012-10-17', Statement: [] },
+};
 
 /** API Gateway REST hands the authorizer's context to the integration with every value as a string. */
 function authorizerContext(result: APIGatewayAuthorizerResult): Record<string, string> {

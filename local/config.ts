@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { localConsoleClientId } from './local-oidc-issuer';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
@@ -20,6 +21,8 @@ const localEnvironment = z.object({
   TEMPMAIL_SHORT_WINDOW_PER_KEY: z.coerce.number().int().min(1).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT: z.coerce.number().int().min(1).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
 });
 
 export interface LocalConfig {
@@ -38,6 +41,8 @@ export interface LocalConfig {
   /** Short-window limits raised for a load test (local only); the contract's 300/600 otherwise. */
   shortWindow?: { perKey: number; perAccount: number };
   logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
+  /** The console's OpenID Connect issuer and client id; absent: the local issuer under `/oidc`. */
+  oidc?: { issuer: string; clientId: string };
 }
 
 /** Reads the local runtime's configuration from an environment, or explains what is wrong. */
@@ -67,5 +72,6 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
         }
       : {}),
     logLevel: env.LOG_LEVEL,
+    ...(env.OIDC_ISSUER !== undefined ? { oidc: { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID ?? localConsoleClientId } } : {}),
   };
 }

@@ -7,8 +7,11 @@ import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions'
 import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
+import { createConsoleHandler } from '../lambdas/api/create-console-handler';
+import type { ConsoleRouteHandler } from '../lambdas/api/api-types';
+import { oidcIdentityVerifier, type IdentityVerifier } from '../lambdas/adapters/oidc/identity-token-verifier';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
-import { createServices, type BlobServices } from '../lambdas/composition/services';
+import { createServices, type BlobServices, type ConsoleServices } from '../lambdas/composition/services';
 import type { Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired } from '../lambdas/inbound/sweep-expired';
@@ -19,6 +22,7 @@ import { startApiGateway, type ProxyFunction, type RouteFunction, type Streaming
 import { installLambdaResponseStreaming } from './lambda-response-streaming';
 import type { LocalConfig } from './config';
 import { loadCursorSecret } from './cursor-secret';
+import { startConsoleFront, type ConsoleFront } from './console-front';
 import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
 import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
 import { smtpDelivery } from './smtp-delivery';
@@ -26,6 +30,9 @@ import { startSmtpIntake } from './smtp-intake';
 
 export interface LocalRuntime {
   apiUrl: string;
+  /** The web console, and the OpenID Connect issuer it signs in with. */
+  consoleUrl: string;
+  issuer: string;
   httpPort: number;
   smtpPort: number;
   dynamodbEndpoint: string;
@@ -81,12 +88,19 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   };
   for (const domain of config.domains) await addDomain(domain, services);
 
+  // The console's issuer is known once the front listens (its URL holds the port).
+  let front: ConsoleFront | undefined;
+  let verifier: IdentityVerifier | undefined;
+  const consoleServices: ConsoleServices = { ...services, identityVerifier: { verify: (token) => verifier!.verify(token) } };
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
     authorizer: createAuthorizer(() => services),
-    functions: await loadRouteFunctions(services),
+    functions: await loadRouteFunctions(services, consoleServices),
+    front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
+  front = await startConsoleFront({ origin: gateway.url, ...(config.oidc ? { issuer: config.oidc } : {}) });
+  verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
   const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
   const sweep = () => sweepExpired(services);
   // The sweep in flight, so that closing waits for it instead of closing the store under it.
@@ -99,6 +113,8 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 
   return {
     apiUrl: gateway.url,
+    consoleUrl: `${gateway.url}/console/`,
+    issuer: front.issuer,
     httpPort: gateway.port,
     smtpPort: smtp.port,
     dynamodbEndpoint: dynamodb.endpoint,
@@ -114,17 +130,22 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 }
 
 /** Each route of the table, wrapped in the same pipeline as its Lambda `handler`. */
-async function loadRouteFunctions(services: BlobServices): Promise<Map<string, RouteFunction>> {
+async function loadRouteFunctions(services: BlobServices, consoleServices: ConsoleServices): Promise<Map<string, RouteFunction>> {
   installLambdaResponseStreaming();
   const functions = new Map<string, RouteFunction>();
   for (const route of routes as readonly RouteDefinition[]) {
     const module = (await import(`../lambdas/api/handlers/${route.module}`)) as {
-      route?: RouteHandler<BlobServices>;
+      route?: unknown;
       exhaustedRoute?: RouteHandler<BlobServices>;
     };
     if (typeof module.route !== 'function') throw new Error(`Handler module ${route.module} exports no route`);
-    const options = { stream: route.stream, exhaustedRoute: module.exhaustedRoute };
-    const handler: unknown = createApiHandler(module.route, () => services, options);
+    const handler: unknown =
+      route.auth === 'identity'
+        ? createConsoleHandler(module.route as ConsoleRouteHandler, () => consoleServices)
+        : createApiHandler(module.route as RouteHandler<BlobServices>, () => services, {
+            stream: route.stream,
+            exhaustedRoute: module.exhaustedRoute,
+          });
     functions.set(
       route.id,
       route.stream ? { mode: 'streamed', fn: handler as StreamingFunction } : { mode: 'buffered', fn: handler as ProxyFunction },

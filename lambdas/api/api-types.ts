@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Plan } from '../core/plans';
-import type { ApiServices } from '../composition/services';
+import type { ApiServices, ConsoleServices } from '../composition/services';
+import type { SignedInIdentity } from '../core/identities';
+import type { Account } from '../core/ports';
 
 /** The API Gateway REST proxy event and result every route speaks. */
 export type ApiEvent = APIGatewayProxyEvent;
@@ -50,3 +52,15 @@ export interface FileBody {
 
 /** A route's business: parse, call one core function, shape the result. */
 export type RouteHandler<S extends ApiServices = ApiServices> = (request: ApiRequest, services: S) => Promise<ApiResult>;
+
+/** A console request: the signed-in identity and its account instead of an API key. */
+export interface ConsoleRequest extends Omit<ApiRequest, 'account'> {
+  identity: SignedInIdentity;
+  account: Account;
+}
+
+/** A console route's business, like a `/v1` route's. */
+export type ConsoleRouteHandler<S extends ConsoleServices = ConsoleServices> = (
+  request: ConsoleRequest,
+  services: S,
+) => Promise<ApiResult>;

@@ -2,6 +2,7 @@ import {
   Conflict,
   Forbidden,
   InvalidApiKey,
+  InvalidIdentityToken,
   InvalidRequest,
   NotFound,
   PayloadTooLarge,
@@ -21,6 +22,7 @@ export interface ErrorBody {
 const statusOf = new Map<Function, number>([
   [InvalidRequest, 400],
   [InvalidApiKey, 401],
+  [InvalidIdentityToken, 401],
   [Forbidden, 403],
   [NotFound, 404],
   [Conflict, 409],

@@ -7,7 +7,7 @@ import { parseInput } from './query';
  * Reads a JSON object body (contract: POST /v1/emails): over the size limit is 413; another
  * Content-Type, no body or malformed JSON is 400; then the schema decides, field by field.
  */
-export function parseJsonBody<T>(request: ApiRequest, schema: z.ZodMiniType<T>, maxBytes: number): T {
+export function parseJsonBody<T>(request: Pick<ApiRequest, 'body' | 'headers'>, schema: z.ZodMiniType<T>, maxBytes: number): T {
   const body = request.body ?? '';
   if (Buffer.byteLength(body, 'utf8') > maxBytes) throw new PayloadTooLarge(maxBytes);
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -11,6 +11,11 @@ export function requestIdOf(event: Pick<ApiEvent, 'requestContext'>): string {
 
 /** Reads a proxy event into the request a route sees. A repeated query parameter is a 400. */
 export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiRequest {
+  return { ...requestParts(event), account: { accountId: decision.accountId, keyId: decision.keyId, plan: decision.plan } };
+}
+
+/** The parts of a request every route reads, whoever the caller is. */
+export function requestParts(event: ApiEvent): Omit<ApiRequest, 'account'> {
   const query: Record<string, string> = {};
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if ((values?.length ?? 0) > 1) {
@@ -33,7 +38,6 @@ export function toApiRequest(event: ApiEvent, decision: AccountDecision): ApiReq
         : event.body;
   return {
     requestId: requestIdOf(event),
-    account: { accountId: decision.accountId, keyId: decision.keyId, plan: decision.plan },
     pathParameters: { ...(event.pathParameters ?? {}) } as Record<string, string>,
     query,
     headers,

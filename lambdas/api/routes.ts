@@ -6,7 +6,7 @@
 export interface RouteDefinition {
   /** Stable name; also binds cursors to their route. */
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** API Gateway resource path, with `{param}` placeholders. */
   readonly path: string;
   /**
@@ -18,6 +18,12 @@ export interface RouteDefinition {
   readonly charged: boolean;
   /** File bodies, streamed (API Gateway response streaming): no 6 MB cap on a buffered response. */
   readonly stream?: boolean;
+  /**
+   * Who may call: an API key (the default, through the REQUEST authorizer), or a signed-in
+   * person's OIDC identity token (the console API: a Cognito authorizer in AWS, and the handler
+   * verifies the token itself in both runtimes). Identity routes are never charged.
+   */
+  readonly auth?: 'identity';
 }
 
 export const routes = [
@@ -43,6 +49,19 @@ export const routes = [
   },
   { id: 'listDomains', method: 'GET', path: '/v1/domains', module: 'list-domains', charged: true },
   { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false },
+  // The console API: what a signed-in customer sees and changes of their own account.
+  { id: 'consoleGetAccount', method: 'GET', path: '/console/v1/account', module: 'console-get-account', charged: false, auth: 'identity' },
+  { id: 'consoleListKeys', method: 'GET', path: '/console/v1/keys', module: 'console-list-keys', charged: false, auth: 'identity' },
+  { id: 'consoleCreateKey', method: 'POST', path: '/console/v1/keys', module: 'console-create-key', charged: false, auth: 'identity' },
+  {
+    id: 'consoleRevokeKey',
+    method: 'DELETE',
+    path: '/console/v1/keys/{key_id}',
+    module: 'console-revoke-key',
+    charged: false,
+    auth: 'identity',
+  },
+  { id: 'consoleListEmails', method: 'GET', path: '/console/v1/emails', module: 'console-list-emails', charged: false, auth: 'identity' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];

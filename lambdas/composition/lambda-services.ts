@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
 import { environmentPattern } from '../core/api-keys';
 import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
-import { createServices, type ApiServices } from './services';
+import { oidcIdentityVerifier } from '../adapters/oidc/identity-token-verifier';
+import { createServices, type ApiServices, type ConsoleServices } from './services';
 
 /** The Lambda functions' environment, as the CDK stack sets it. */
 const lambdaEnvironment = z.object({
@@ -34,4 +35,24 @@ export function lambdaServices(): ApiServices {
     },
   });
   return services;
+}
+
+/** The console functions' further environment: the OpenID Connect issuer they trust. */
+const consoleEnvironment = z.object({
+  OIDC_ISSUER: z.string().check(z.minLength(1)),
+  OIDC_CLIENT_ID: z.string().check(z.minLength(1)),
+});
+
+let consoleServices: ConsoleServices | undefined;
+
+/** The console functions' composition root: the API's services and the identity-token verifier. */
+export function consoleLambdaServices(): ConsoleServices {
+  if (consoleServices) return consoleServices;
+  const base = lambdaServices();
+  const oidc = z.parse(consoleEnvironment, process.env);
+  consoleServices = {
+    ...base,
+    identityVerifier: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, base),
+  };
+  return consoleServices;
 }

@@ -3,21 +3,24 @@ import { DynamoDbApiKeyStore } from '../adapters/dynamodb/dynamodb-api-key-store
 import { DynamoDbAddressRegistry } from '../adapters/dynamodb/dynamodb-address-registry';
 import { DynamoDbDomainStore } from '../adapters/dynamodb/dynamodb-domain-store';
 import { DynamoDbEmailStore } from '../adapters/dynamodb/dynamodb-email-store';
+import { DynamoDbIdentityStore } from '../adapters/dynamodb/dynamodb-identity-store';
 import { DynamoDbIdempotencyStore } from '../adapters/dynamodb/dynamodb-idempotency-store';
 import { DynamoDbMessageStore } from '../adapters/dynamodb/dynamodb-message-store';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { IdentityVerifier } from '../adapters/oidc/identity-token-verifier';
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
 import { systemClock, type Clock } from '../core/clock';
 import type { ShortWindowLimits } from '../core/short-window';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
-import type { AccountStore, ApiKeyStore, DomainStore, Ledger } from '../core/ports';
+import type { AccountStore, ApiKeyStore, DomainStore, IdentityStore, Ledger } from '../core/ports';
 import type { AddressRegistry, BlobStore, EmailStore, IdempotencyStore, MessageStore } from '../core/mail-ports';
 
 /** The storage adapters of one deployment. */
 export interface Stores {
   accounts: AccountStore;
   ledger: Ledger;
+  identities: IdentityStore;
   keys: ApiKeyStore;
   domains: DomainStore;
   emails: EmailStore;
@@ -42,6 +45,7 @@ export function createStores(config: StoresConfig): Stores {
   return {
     accounts,
     ledger: accounts,
+    identities: new DynamoDbIdentityStore(client, config.tableNames.identities),
     keys: new DynamoDbApiKeyStore(client, config.tableNames.apiKeys),
     domains: new DynamoDbDomainStore(client, config.tableNames.domains),
     emails: new DynamoDbEmailStore(client, config.tableNames.emails),
@@ -65,6 +69,11 @@ export interface ApiServices extends Stores {
   messageTtlSeconds: number;
   /** Short-window limits other than the contract's: only the local runtime's load-test override. */
   shortWindow?: ShortWindowLimits;
+}
+
+/** The console API's services: the API's, and the verifier of identity tokens. */
+export interface ConsoleServices extends ApiServices {
+  identityVerifier: IdentityVerifier;
 }
 
 /** The services of the functions that read or write blobs: raw sources, attachments, large bodies. */

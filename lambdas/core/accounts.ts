@@ -31,7 +31,7 @@ export async function openAccount(
     allowance: { base, additional: 0, remaining: base },
   });
   const key = await issueApiKey(accountId, deps);
-  return { accountId, ...key };
+  return { accountId, keyId: key.keyId, apiKey: key.apiKey };
 }
 
 /** Suspends an account: its requests then get 403, uncharged. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
 import { InvalidRequest, NotFound } from './errors';
 import { newId } from './ids';
-import type { AccountStore, ApiKeyStatus, ApiKeyStore } from './ports';
+import type { AccountStore, ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from './ports';
 
 /** Environment names a key can be bound to: `local`, `staging`, `prod`… */
 export const environmentPattern = /^[a-z0-9-]{1,16}$/;
@@ -45,20 +45,33 @@ export interface IssuedApiKey {
 export async function issueApiKey(
   accountId: string,
   deps: { accounts: AccountStore; keys: ApiKeyStore; clock: Clock },
-): Promise<IssuedApiKey> {
+  options: { label?: string } = {},
+): Promise<IssuedApiKey & { record: ApiKeyRecord }> {
   const account = await deps.accounts.get(accountId);
   if (!account) throw new NotFound();
   const apiKey = generateApiKey(account.env);
-  const keyId = newId('key');
-  await deps.keys.put({
+  const record: ApiKeyRecord = {
     keyHash: hashApiKey(apiKey),
-    keyId,
+    keyId: newId('key'),
     accountId,
     env: account.env,
     status: 'active',
     createdAt: deps.clock.now().toISOString(),
-  });
-  return { keyId, apiKey };
+    prefix: apiKeyPrefix(apiKey),
+    ...(options.label !== undefined ? { label: options.label } : {}),
+  };
+  await deps.keys.put(record);
+  return { keyId: record.keyId, apiKey, record };
+}
+
+/** Characters of the secret part shown as a key's prefix: 36 of its 256 bits, useless alone. */
+const prefixSecretCharacters = 6;
+
+/** The non-secret prefix of a key: `tm_<env>_` and its first six characters. */
+export function apiKeyPrefix(apiKey: string): string {
+  const match = apiKeyPattern.exec(apiKey);
+  if (!match) throw new InvalidRequest('Not an API key.');
+  return `tm_${match[1]}_${match[2]!.slice(0, prefixSecretCharacters)}`;
 }
 
 /** Revokes a key: from then on it gets 401 `invalid_api_key`. */

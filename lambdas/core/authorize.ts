@@ -60,6 +60,7 @@ export async function authorize(
     keyId: record.keyId,
     charge: options.charge,
     window: shortWindowAt(now, deps.shortWindow),
+    at: now.toISOString(),
   });
   switch (reservation.outcome) {
     case 'absent':

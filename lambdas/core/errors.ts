@@ -36,6 +36,17 @@ export class InvalidApiKey extends ServiceError {
   }
 }
 
+/**
+ * 401 on the console API: the identity token is missing, malformed, expired, of another issuer
+ * or audience, or its signature does not verify against the issuer's keys.
+ */
+export class InvalidIdentityToken extends ServiceError {
+  readonly code = 'invalid_token';
+  constructor() {
+    super('The identity token is missing, expired or not valid for this console. Sign in again.');
+  }
+}
+
 /** 403: an authenticated account that is not entitled to the operation. Not charged. */
 export class Forbidden extends ServiceError {
   readonly code = 'forbidden';

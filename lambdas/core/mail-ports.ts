@@ -18,6 +18,11 @@ export interface EmailStore {
   /** Stores a new email; `exists` when an email with this id is already stored. */
   create(email: EmailRecord): Promise<'created' | 'exists'>;
   get(emailId: string): Promise<EmailRecord | undefined>;
+  /**
+   * An account's emails, newest first: at most `limit` after the position `after`, and the
+   * position of the next page when there is one.
+   */
+  listByAccount(accountId: string, page: { limit: number; after?: string }): Promise<{ items: EmailRecord[]; next?: string }>;
 }
 
 /** The registry of every address ever issued: its entries are never deleted. */

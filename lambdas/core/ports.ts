@@ -25,16 +25,36 @@ export interface Account {
   env: string;
   createdAt: string;
   allowance: Allowance;
+  /** When each key last passed admission (ISO time), written in the admission's own write. */
+  keyLastUsed?: Readonly<Record<string, string>>;
 }
 
 export interface AccountStore {
   /** Stores a new account; fails if the id exists. */
   create(account: Account): Promise<void>;
+  /** Stores a new account; false (and nothing written) when the id exists. */
+  createIfAbsent(account: Account): Promise<boolean>;
   get(accountId: string): Promise<Account | undefined>;
   /** Sets the status; false when the account does not exist. */
   setStatus(accountId: string, status: AccountStatus): Promise<boolean>;
   /** Every account, in no particular order: a full read, for the operator only. */
   list(): Promise<Account[]>;
+  /**
+   * Counts one key change (create or revoke) in the account's key-change window, only while the
+   * window holds fewer than `limit`; false when it is full (or the account is absent).
+   */
+  admitKeyChange(accountId: string, window: { id: number; limit: number }): Promise<boolean>;
+}
+
+/** Which account each sign-in identity opened (DESIGN: console). */
+export interface IdentityStore {
+  /** The account an identity holds, if it ever claimed one. */
+  find(identity: string): Promise<string | undefined>;
+  /**
+   * Claims an account id for an identity, once and forever, in one conditional write. Returns
+   * the account id that holds the identity: this one, or the one an earlier claim wrote.
+   */
+  claim(entry: { identity: string; accountId: string; createdAt: string }): Promise<string>;
 }
 
 /** One request's admission: the short-window counters it counts against, and whether it is charged. */
@@ -44,6 +64,8 @@ export interface Admission {
   charge: boolean;
   /** The current short window (minutes since the epoch) and its limits. */
   window: { id: number; perKey: number; perAccount: number };
+  /** The request's time (ISO), recorded as the key's last use. */
+  at?: string;
 }
 
 /** What an admission found. */
@@ -78,11 +100,17 @@ export interface ApiKeyRecord {
   env: string;
   status: ApiKeyStatus;
   createdAt: string;
+  /** The customer's name for the key (console keys); absent on keys the operator made. */
+  label?: string;
+  /** The key's first characters: enough to recognize it, far too few to use it. */
+  prefix?: string;
 }
 
 export interface ApiKeyStore {
   put(record: ApiKeyRecord): Promise<void>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Every key of an account, oldest first. */
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when no such key exists. */
   revoke(keyHash: string): Promise<boolean>;
   /** Every key of an account, in no particular order: a full read, for the operator only. */

@@ -1,5 +1,6 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { UserPool } from 'aws-cdk-lib/aws-cognito';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Api } from '../../lib/api';
 import { gatewayResponseTable } from '../../lib/gateway-responses';
@@ -16,6 +17,8 @@ beforeAll(() => {
     stage: 'test',
     environment: {},
     cursorSecret: new Secret(stack, 'CursorSecret'),
+    userPool: new UserPool(stack, 'UserPool'),
+    issuer: 'https://issuer.example.test',
   });
   const template = Template.fromStack(stack);
   responses = new Map(

@@ -136,14 +136,29 @@ describe('storage', () => {
 });
 
 describe('the API', () => {
-  it('makes one method per route, each behind the REQUEST authorizer with caching off', () => {
+  it('makes one method per route, each /v1 route behind the REQUEST authorizer with caching off', () => {
     const methods = resources('AWS::ApiGateway::Method');
     expect(methods).toHaveLength(routes.length);
-    for (const method of methods) expect(method.Properties.AuthorizationType).toBe('CUSTOM');
+    const keyed = routes.filter((route) => !('auth' in route)).length;
+    expect(methods.filter((method) => method.Properties.AuthorizationType === 'CUSTOM')).toHaveLength(keyed);
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'REQUEST',
       AuthorizerResultTtlInSeconds: 0,
       IdentitySource: 'context.requestId',
+    });
+  });
+
+  it('puts every console route behind the Cognito user pool authorizer, and no /v1 route', () => {
+    const methods = resources('AWS::ApiGateway::Method');
+    const cognito = methods.filter((method) => method.Properties.AuthorizationType === 'COGNITO_USER_POOLS');
+    expect(cognito).toHaveLength(routes.filter((route) => 'auth' in route && route.auth === 'identity').length);
+    expect(cognito.length).toBeGreaterThanOrEqual(5);
+    const authorizers = template.findResources('AWS::ApiGateway::Authorizer', { Properties: { Type: 'COGNITO_USER_POOLS' } });
+    expect(Object.keys(authorizers)).toHaveLength(1);
+    const [authorizerId] = Object.keys(authorizers);
+    for (const method of cognito) expect(method.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+    expect(Object.values(authorizers)[0]).toMatchObject({
+      Properties: { IdentitySource: 'method.request.header.Authorization', ProviderARNs: [{ 'Fn::GetAtt': [expect.stringMatching(/^ConsoleIdentityUserPool/), 'Arn'] }] },
     });
   });
 
@@ -249,7 +264,8 @@ describe('functions', () => {
       new Set(['emails', 'addresses', 'idempotency']),
     );
     expect(new Set(tablesTouched('ApilistDomainsFunction', 'dynamodb:GetItem'))).toEqual(new Set(['accounts', 'domains']));
-    expect(tablesTouched('ApiAuthorizerFunction', 'dynamodb:GetItem').sort()).toEqual(['accounts', 'apiKeys']);
+    expect(new Set(tablesTouched('ApiAuthorizerFunction', 'dynamodb:GetItem'))).toEqual(new Set(['accounts', 'apiKeys']));
+    expect(tablesTouched('ApiAuthorizerFunction', 'dynamodb:PutItem')).toEqual(['accounts']);
   });
 
   it('lets the authorizer and the routes only get and update an account, never put, delete, query or scan', () => {
@@ -389,6 +405,67 @@ describe('monitoring of mail kept in part', () => {
       ComparisonOperator: 'GreaterThanThreshold',
       AlarmActions: [Match.anyValue()],
     });
+  });
+});
+
+describe('the console', () => {
+  it('signs customers up and in with a Cognito user pool: self sign-up, email verified by Cognito, managed login', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+      AutoVerifiedAttributes: ['email'],
+      UsernameAttributes: ['email'],
+      Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12, RequireSymbols: true }) },
+    });
+    template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
+    template.resourceCountIs('AWS::Cognito::ManagedLoginBranding', 1);
+  });
+
+  it('gives the console a public client for the authorization code flow only (PKCE), returning to the console over HTTPS', () => {
+    const [client] = resources('AWS::Cognito::UserPoolClient');
+    expect(client!.Properties).toMatchObject({
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid', 'email'],
+      SupportedIdentityProviders: ['COGNITO'],
+    });
+    expect(JSON.stringify(client!.Properties.CallbackURLs)).toContain('https://');
+    expect(JSON.stringify(client!.Properties.CallbackURLs)).toContain('/console/');
+  });
+
+  it('tells the console functions the issuer and client id, and no other function', () => {
+    const functions = resources('AWS::Lambda::Function').filter((fn) => fn.Properties.Environment?.Variables?.OIDC_ISSUER);
+    expect(functions).toHaveLength(routes.filter((route) => 'auth' in route).length);
+    for (const fn of functions) expect(fn.Properties.Environment.Variables.OIDC_CLIENT_ID).toEqual({ Ref: expect.stringMatching(/ConsoleClient/) });
+  });
+
+  it('serves the console from a private bucket behind CloudFront, HTTPS only, with the API as a second origin', () => {
+    const [distribution] = resources('AWS::CloudFront::Distribution');
+    const config = distribution!.Properties.DistributionConfig;
+    const behaviors = [config.DefaultCacheBehavior, ...config.CacheBehaviors];
+    for (const behavior of behaviors) expect(behavior.ViewerProtocolPolicy).toBe('https-only');
+    expect(config.CacheBehaviors.map((behavior: { PathPattern: string }) => behavior.PathPattern).sort()).toEqual(['/console/v1/*', '/v1/*']);
+    expect(config.Origins).toHaveLength(2);
+    expect(config.Origins.find((origin: { S3OriginConfig?: unknown }) => origin.S3OriginConfig)).toMatchObject({ OriginAccessControlId: expect.anything() });
+    const api = config.Origins.find((origin: { CustomOriginConfig?: unknown }) => origin.CustomOriginConfig);
+    expect(api).toMatchObject({ OriginPath: '/test', CustomOriginConfig: { OriginProtocolPolicy: 'https-only' } });
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([expect.objectContaining({ EventType: 'viewer-request' })]);
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'console-bucket/' }),
+    });
+  });
+
+  it('sends every console file with a strict CSP (no inline script), frame-ancestors none and HSTS', () => {
+    const [policy] = resources('AWS::CloudFront::ResponseHeadersPolicy');
+    const security = policy!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const csp = JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(JSON.stringify(csp)).not.toContain('unsafe-inline');
+    expect(JSON.stringify(csp)).toContain('cognito-idp');
+    expect(security.FrameOptions.FrameOption).toBe('DENY');
+    expect(security.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThan(0);
   });
 });
 

@@ -5,15 +5,17 @@ export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {
   const keys: jest.Mocked<ApiKeyStore> = {
     put: jest.fn(),
     findByHash: jest.fn(async (_keyHash: string) => options.key),
-    revoke: jest.fn(),
     listByAccount: jest.fn(async (_accountId: string) => (options.key ? [options.key] : [])),
+    revoke: jest.fn(),
     findById: jest.fn(async (_keyId: string) => options.key),
   };
   const accounts: jest.Mocked<AccountStore> = {
     create: jest.fn(),
+    createIfAbsent: jest.fn(async (_account: Account) => true),
     get: jest.fn(async (_accountId: string) => options.account),
     setStatus: jest.fn(),
     list: jest.fn(async () => (options.account ? [options.account] : [])),
+    admitKeyChange: jest.fn(async (_accountId: string, _window: { id: number; limit: number }) => true),
   };
   const ledger: jest.Mocked<Ledger> = {
     reserve: jest.fn(

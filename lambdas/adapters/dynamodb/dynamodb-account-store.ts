@@ -17,7 +17,14 @@ interface AccountItem {
   win_count?: number;
   /** Requests of each key in the window. */
   win_keys?: Record<string, number>;
+  /** The key-change window (hours since the epoch) and its count (console key creates and revokes). */
+  key_win?: number;
+  key_win_count?: number;
+  /** `used_<key id>`: when that key last passed admission (top-level, so no map must exist first). */
+  [lastUsed: `used_${string}`]: string;
 }
+
+const lastUsedPrefix = 'used_';
 
 /** An admission that lost a race (a window change, a refund) is tried again this many times. */
 const reserveAttempts = 5;
@@ -42,6 +49,19 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
         }),
       ),
     );
+  }
+
+  async createIfAbsent(account: Account): Promise<boolean> {
+    const written = await conditionally(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(account),
+          ConditionExpression: 'attribute_not_exists(account_id)',
+        }),
+      ),
+    );
+    return written !== undefined;
   }
 
   async get(accountId: string): Promise<Account | undefined> {
@@ -72,6 +92,34 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
   async setStatus(accountId: string, status: AccountStatus): Promise<boolean> {
     const item = await this.updateExisting(accountId, 'SET #status = :status', { ':status': status }, { '#status': 'status' });
     return item !== undefined;
+  }
+
+  async admitKeyChange(accountId: string, window: { id: number; limit: number }): Promise<boolean> {
+    const values = { ':one': 1, ':w': window.id, ':limit': window.limit };
+    const same = await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { account_id: accountId },
+          UpdateExpression: 'SET key_win_count = key_win_count + :one',
+          ConditionExpression: 'attribute_exists(account_id) AND key_win = :w AND key_win_count < :limit',
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+    if (same) return true;
+    const fresh = await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { account_id: accountId },
+          UpdateExpression: 'SET key_win = :w, key_win_count = :one',
+          ConditionExpression: 'attribute_exists(account_id) AND (attribute_not_exists(key_win) OR key_win < :w)',
+          ExpressionAttributeValues: { ':one': 1, ':w': window.id },
+        }),
+      ),
+    );
+    return fresh !== undefined;
   }
 
   /**
@@ -109,6 +157,12 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
     const values: Record<string, unknown> = { ':one': 1, ':active': 'active', ':w': admission.window.id };
     const conditions = ['attribute_exists(account_id)', '#status = :active'];
     const updates: string[] = [];
+    const names: Record<string, string> = {};
+    if (admission.at !== undefined) {
+      updates.push('#used = :at');
+      names['#used'] = `${lastUsedPrefix}${admission.keyId}`;
+      values[':at'] = admission.at;
+    }
     if (charge) {
       updates.push('allowance_remaining = allowance_remaining - :one');
       conditions.push('allowance_remaining > :zero');
@@ -134,6 +188,7 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
             '#status': 'status',
             '#keys': 'win_keys',
             ...(window === 'current' ? { '#key': admission.keyId } : {}),
+            ...names,
           },
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
@@ -208,5 +263,10 @@ function fromItem(item: AccountItem): Account {
       additional: item.allowance_additional,
       remaining: item.allowance_remaining,
     },
+    keyLastUsed: Object.fromEntries(
+      Object.entries(item)
+        .filter(([name, value]) => name.startsWith(lastUsedPrefix) && typeof value === 'string')
+        .map(([name, value]) => [name.slice(lastUsedPrefix.length), value as string]),
+    ),
   };
 }

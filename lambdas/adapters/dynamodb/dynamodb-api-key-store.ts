@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
 import { conditionally, guardStorage } from './storage-errors';
 
@@ -9,7 +9,12 @@ interface ApiKeyItem {
   env: string;
   status: ApiKeyStatus;
   created_at: string;
+  label?: string;
+  prefix?: string;
 }
+
+/** The index of an account's keys (table definitions: apiKeys). */
+const byAccount = 'by_account';
 
 /** API keys by the SHA-256 of the key: the clear key is never written. */
 export class DynamoDbApiKeyStore implements ApiKeyStore {
@@ -26,6 +31,8 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
       env: record.env,
       status: record.status,
       created_at: record.createdAt,
+      ...(record.label !== undefined ? { label: record.label } : {}),
+      ...(record.prefix !== undefined ? { prefix: record.prefix } : {}),
     };
     await guardStorage(() =>
       this.client.send(
@@ -41,33 +48,41 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     return Item ? fromItem(Item as ApiKeyItem) : undefined;
   }
 
+  /** An account's keys, through the `by_account` index (the console's list, the operator's `key list`). */
   async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
-    return this.scan('account_id', accountId);
+    return this.collect((start) =>
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: byAccount,
+        KeyConditionExpression: 'account_id = :account',
+        ExpressionAttributeValues: { ':account': accountId },
+        ExclusiveStartKey: start,
+      }),
+    );
   }
 
+  /** A key by its id: the operator's `key revoke --key-id`, rare enough to scan for. */
   async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
-    return (await this.scan('key_id', keyId))[0];
+    const found = await this.collect((start) =>
+      new ScanCommand({
+        TableName: this.tableName,
+        FilterExpression: 'key_id = :key',
+        ExpressionAttributeValues: { ':key': keyId },
+        ExclusiveStartKey: start,
+      }),
+    );
+    return found[0];
   }
 
-  /** The operator's reads: keys are found by hash only on the request path, so these scan. */
-  private async scan(attribute: 'account_id' | 'key_id', value: string): Promise<ApiKeyRecord[]> {
+  /** Every item of a query or scan, page after page. */
+  private async collect(command: (start: Record<string, unknown> | undefined) => QueryCommand | ScanCommand): Promise<ApiKeyRecord[]> {
     const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
+    let start: Record<string, unknown> | undefined;
     do {
-      const page = await guardStorage(() =>
-        this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            FilterExpression: '#attribute = :value',
-            ExpressionAttributeNames: { '#attribute': attribute },
-            ExpressionAttributeValues: { ':value': value },
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
+      const page = await guardStorage(() => this.client.send(command(start) as QueryCommand));
       records.push(...(page.Items ?? []).map((item) => fromItem(item as ApiKeyItem)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+      start = page.LastEvaluatedKey;
+    } while (start);
     return records;
   }
 
@@ -96,5 +111,7 @@ function fromItem(item: ApiKeyItem): ApiKeyRecord {
     env: item.env,
     status: item.status,
     createdAt: item.created_at,
+    ...(item.label !== undefined ? { label: item.label } : {}),
+    ...(item.prefix !== undefined ? { prefix: item.prefix } : {}),
   };
 }

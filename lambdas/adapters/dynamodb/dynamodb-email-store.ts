@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailRecord, EmailStore } from '../../core/mail-ports';
 import { conditionally, guardStorage } from './storage-errors';
 
@@ -15,6 +15,8 @@ interface EmailItem {
 }
 
 const ttlGraceSeconds = 7 * 24 * 60 * 60;
+/** The index of an account's emails (table definitions: emails). */
+const byAccount = 'by_account';
 
 /** Reserved addresses by their email id. */
 export class DynamoDbEmailStore implements EmailStore {
@@ -46,16 +48,48 @@ export class DynamoDbEmailStore implements EmailStore {
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { email_id: emailId }, ConsistentRead: true })),
     );
-    if (!Item) return undefined;
-    const item = Item as EmailItem;
-    return {
-      emailId: item.email_id,
-      accountId: item.account_id,
-      address: item.address,
-      localPart: item.local_part,
-      domain: item.domain,
-      createdAt: item.created_at,
-      expiresAt: item.expires_at,
-    };
+    return Item ? fromItem(Item as EmailItem) : undefined;
   }
+
+  /**
+   * Newest first; a position is the last item's `created_at` and id, as the index orders them.
+   * One item more than the page is read, so that `next` is there only when a further item is.
+   */
+  async listByAccount(accountId: string, page: { limit: number; after?: string }) {
+    const start = page.after === undefined ? undefined : startKey(accountId, page.after);
+    const result = await guardStorage(() =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: byAccount,
+          KeyConditionExpression: 'account_id = :account',
+          ExpressionAttributeValues: { ':account': accountId },
+          ScanIndexForward: false,
+          Limit: page.limit + 1,
+          ExclusiveStartKey: start,
+        }),
+      ),
+    );
+    const read = (result.Items ?? []).map((item) => fromItem(item as EmailItem));
+    const items = read.slice(0, page.limit);
+    const last = items[items.length - 1];
+    return { items, ...(read.length > page.limit && last ? { next: JSON.stringify([last.createdAt, last.emailId]) } : {}) };
+  }
+}
+
+function startKey(accountId: string, position: string): Record<string, string> | undefined {
+  const [createdAt, emailId] = JSON.parse(position) as [string, string];
+  return { account_id: accountId, created_at: createdAt, email_id: emailId };
+}
+
+function fromItem(item: EmailItem): EmailRecord {
+  return {
+    emailId: item.email_id,
+    accountId: item.account_id,
+    address: item.address,
+    localPart: item.local_part,
+    domain: item.domain,
+    createdAt: item.created_at,
+    expiresAt: item.expires_at,
+  };
 }

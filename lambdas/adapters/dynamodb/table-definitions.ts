@@ -13,9 +13,24 @@ export interface TableDefinition {
 
 export const tableDefinitions = {
   accounts: { partitionKey: 'account_id' },
-  apiKeys: { partitionKey: 'key_hash' },
+  /** A sign-in identity (issuer and subject) and the account it opened: written once, never changed. */
+  identities: { partitionKey: 'identity' },
+  apiKeys: {
+    partitionKey: 'key_hash',
+    indexes: [
+      /** An account's keys for the console, by creation time: every field of a key record but its hash. */
+      { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at', include: ['key_id', 'env', 'status', 'label', 'prefix'] },
+    ],
+  },
   domains: { partitionKey: 'domain' },
-  emails: { partitionKey: 'email_id', ttlAttribute: 'ttl' },
+  emails: {
+    partitionKey: 'email_id',
+    ttlAttribute: 'ttl',
+    indexes: [
+      /** An account's inboxes for the console, newest first, with the fields of an email. */
+      { name: 'by_account', partitionKey: 'account_id', sortKey: 'created_at', include: ['address', 'local_part', 'domain', 'expires_at'] },
+    ],
+  },
   /** Every address ever issued: never deleted, so no address is allocated twice. */
   addresses: { partitionKey: 'address' },
   idempotency: { partitionKey: 'record_key', ttlAttribute: 'ttl' },

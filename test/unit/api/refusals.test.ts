@@ -104,13 +104,17 @@ describe('the route table', () => {
     }
   });
 
-  it('has unique ids and unique method-path pairs, all under /v1', () => {
+  it('has unique ids and unique method-path pairs, all under /v1, or under /console/v1 for identity routes', () => {
     expect(new Set(routes.map((route) => route.id)).size).toBe(routes.length);
     expect(new Set(routes.map((route) => `${route.method} ${route.path}`)).size).toBe(routes.length);
-    for (const route of routes) expect(route.path.startsWith('/v1/')).toBe(true);
+    for (const route of routes as readonly RouteDefinition[]) {
+      expect(route.path.startsWith(route.auth === 'identity' ? '/console/v1/' : '/v1/')).toBe(true);
+    }
   });
 
-  it('charges every route but the usage record', () => {
-    expect(routes.filter((route) => !route.charged).map((route) => route.id)).toEqual(['getUsage']);
+  it('charges every API-key route but the usage record, and no console route', () => {
+    const keyed = (routes as readonly RouteDefinition[]).filter((route) => route.auth !== 'identity');
+    expect(keyed.filter((route) => !route.charged).map((route) => route.id)).toEqual(['getUsage']);
+    expect(routes.filter((route) => route.path.startsWith('/console/')).every((route) => !route.charged)).toBe(true);
   });
 });

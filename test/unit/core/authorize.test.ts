@@ -31,6 +31,7 @@ describe('authorize', () => {
       keyId: 'key_fixture',
       charge: true,
       window: { id: minute, perKey: 300, perAccount: 600 },
+      at: '2026-11-22T12:00:45.000Z',
     });
   });
 

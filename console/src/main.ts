@@ -1,0 +1,294 @@
+import { ApiFailure, download, json, lastRemaining } from './api';
+import { h, show, when } from './dom';
+import { beginSignIn, claims, completeSignIn, type ConsoleConfig } from './oidc';
+
+interface Account {
+  id: string;
+  email: string | null;
+  plan: string;
+  allowance_mode: string;
+  used_requests: number;
+  remaining_requests: number;
+  additional_requests: number;
+}
+interface Key {
+  id: string;
+  label: string;
+  prefix: string;
+  status: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+interface Email {
+  id: string;
+  address: string;
+  status: string;
+  created_at: string;
+  expires_at: string;
+}
+interface Page<T> {
+  data: T[];
+  pagination: { has_more: boolean; next_cursor?: string };
+}
+interface MessageItem {
+  id: string;
+  from: string;
+  subject: string;
+  received_at: string;
+}
+interface Message extends MessageItem {
+  email_id: string;
+  text: string;
+  html: string;
+  source_path: string;
+  attachments: { id: string; filename: string; size_bytes: number; download_path: string }[];
+}
+
+/** Everything secret lives here, in memory only: never in storage, never in a URL. */
+const session: { token?: string; key?: string } = {};
+let config: ConsoleConfig;
+
+const costNote = (text: string) => h('p', { class: 'cost' }, text);
+
+async function boot(): Promise<void> {
+  config = (await (await fetch('config.json', { cache: 'no-store' })).json()) as ConsoleConfig;
+  document.getElementById('sign-out')!.addEventListener('click', () => {
+    session.token = undefined;
+    session.key = undefined;
+    location.replace(location.pathname);
+  });
+  window.addEventListener('hashchange', () => void route());
+  try {
+    session.token = await completeSignIn(config);
+  } catch (error) {
+    return signInScreen((error as Error).message);
+  }
+  if (!session.token) return signInScreen();
+  document.getElementById('nav')!.hidden = false;
+  await route();
+}
+
+function signInScreen(problem?: string): void {
+  show(
+    h(
+      'section',
+      {},
+      h('h1', {}, 'Sign in'),
+      h('p', {}, 'Sign in, or create an account: a new account starts on the free plan with 100 requests for life.'),
+      problem ? h('p', { class: 'problem', role: 'alert' }, problem) : null,
+      h('button', { type: 'button', id: 'sign-in', onclick: () => void beginSignIn(config) }, 'Sign in or sign up'),
+    ),
+  );
+}
+
+async function route(): Promise<void> {
+  if (!session.token) return signInScreen();
+  if (Number(claims(session.token).exp) * 1000 < Date.now()) return signInScreen('Your session ended. Sign in again.');
+  try {
+    const [view, id] = location.hash.slice(1).split('/');
+    if (view === 'keys') return await keysScreen();
+    if (view === 'inboxes') return await inboxesScreen();
+    if (view === 'inbox' && id) return await inboxScreen(id);
+    if (view === 'message' && id) return await messageScreen(id);
+    return await usageScreen();
+  } catch (error) {
+    if (error instanceof ApiFailure && error.failure.status === 401 && !location.hash.startsWith('#inbox') && !location.hash.startsWith('#message')) {
+      return signInScreen('Your session ended. Sign in again.');
+    }
+    show(h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'), h('a', { href: '#usage' }, 'Back'));
+  }
+}
+
+async function usageScreen(): Promise<void> {
+  const { data: account } = await json<{ data: Account }>('/console/v1/account', session.token!);
+  const total = account.used_requests + account.remaining_requests;
+  const percent = total === 0 ? 0 : Math.round((account.used_requests / total) * 100);
+  const bar = h('div', { class: 'bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': String(total), 'aria-valuenow': String(account.used_requests), 'aria-label': 'Requests used' }, h('span', {}));
+  (bar.firstChild as HTMLElement).style.width = `${percent}%`;
+  show(
+    h(
+      'section',
+      { 'aria-labelledby': 'usage-title' },
+      h('h1', { id: 'usage-title' }, 'Usage'),
+      h('p', {}, `Signed in as ${account.email ?? 'your account'} · plan `, h('strong', { id: 'plan' }, account.plan), ` (${account.allowance_mode === 'lifetime' ? 'lifetime allowance, never renews' : 'durable balance'})`),
+      bar,
+      h('p', {}, h('span', { id: 'used' }, String(account.used_requests)), ' used · ', h('span', { id: 'remaining' }, String(account.remaining_requests)), ' remaining', account.additional_requests ? ` · ${account.additional_requests} granted` : ''),
+      costNote('This page is free: the console never charges your allowance. Reading mail in Inboxes goes through the API and is charged like any request.'),
+    ),
+  );
+}
+
+async function keysScreen(created?: { key: Key; secret: string }): Promise<void> {
+  const { data: keys } = await json<{ data: Key[] }>('/console/v1/keys', session.token!);
+  const label = h('input', { id: 'key-label', name: 'label', required: true, maxlength: '64', autocomplete: 'off' });
+  const form = h(
+    'form',
+    { id: 'create-key', onsubmit: (event: Event) => void createKey(event, label.value) },
+    h('label', { for: 'key-label' }, 'Label for a new key'),
+    label,
+    ' ',
+    h('button', { type: 'submit' }, 'Create key'),
+  );
+  show(
+    h('section', { 'aria-labelledby': 'keys-title' }, h('h1', { id: 'keys-title' }, 'API keys'), created ? newKeyPanel(created.secret) : null, form),
+    h(
+      'section',
+      {},
+      h(
+        'table',
+        { id: 'keys' },
+        h('caption', {}, 'Your keys, newest first'),
+        h('thead', {}, h('tr', {}, h('th', {}, 'Label'), h('th', {}, 'Key'), h('th', { class: 'optional' }, 'Created'), h('th', {}, 'Last used'), h('th', {}, 'Status'))),
+        h('tbody', {}, ...keys.map(keyRow)),
+      ),
+    ),
+  );
+}
+
+function newKeyPanel(secret: string): HTMLElement {
+  const copy = h('button', { type: 'button', class: 'secondary', id: 'copy-key', onclick: () => void navigator.clipboard?.writeText(secret).then(() => (copy.textContent = 'Copied')) }, 'Copy');
+  return h(
+    'div',
+    { id: 'new-key', role: 'status' },
+    h('p', { class: 'warning' }, 'Copy this key now. It is shown only this once; the service keeps only a hash of it.'),
+    h('p', { class: 'secret', id: 'new-key-value' }, secret),
+    copy,
+    ' ',
+    h('button', { type: 'button', class: 'secondary', id: 'use-key', onclick: () => { session.key = secret; location.hash = '#inboxes'; } }, 'Use it to read inboxes'),
+  );
+}
+
+function keyRow(key: Key): HTMLElement {
+  const revoke = key.status === 'active' ? h('button', { type: 'button', class: 'danger', 'data-key': key.id, onclick: () => confirmRevoke(key) }, `Revoke`) : null;
+  return h(
+    'tr',
+    { 'data-key-id': key.id },
+    h('td', {}, key.label || '(operator key)'),
+    h('td', {}, h('code', {}, `${key.prefix}…`)),
+    h('td', { class: 'optional' }, when(key.created_at)),
+    h('td', { class: 'last-used' }, when(key.last_used_at)),
+    h('td', {}, key.status, ' ', revoke),
+  );
+}
+
+async function createKey(event: Event, label: string): Promise<void> {
+  event.preventDefault();
+  try {
+    const { data } = await json<{ data: Key & { api_key: string } }>('/console/v1/keys', session.token!, { method: 'POST', body: JSON.stringify({ label }) });
+    session.key = data.api_key;
+    await keysScreen({ key: data, secret: data.api_key });
+  } catch (error) {
+    document.getElementById('create-key')!.append(h('p', { class: 'problem', role: 'alert' }, (error as Error).message));
+  }
+}
+
+function confirmRevoke(key: Key): void {
+  const dialog = h(
+    'dialog',
+    { id: 'confirm-revoke', 'aria-labelledby': 'confirm-title' },
+    h('h2', { id: 'confirm-title' }, `Revoke “${key.label || key.prefix}”?`),
+    h('p', {}, 'Anything using this key gets 401 from then on. This cannot be undone.'),
+    h('button', { type: 'button', class: 'danger', id: 'confirm-revoke-yes', onclick: () => void revoke(key, dialog) }, 'Revoke key'),
+    ' ',
+    h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel'),
+  );
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+async function revoke(key: Key, dialog: HTMLDialogElement): Promise<void> {
+  await json(`/console/v1/keys/${encodeURIComponent(key.id)}`, session.token!, { method: 'DELETE' });
+  dialog.close();
+  await keysScreen();
+}
+
+async function inboxesScreen(cursor?: string): Promise<void> {
+  const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
+  const page = await json<Page<Email>>(`/console/v1/emails${query}`, session.token!);
+  const keyInput = h('input', { id: 'reading-key', type: 'password', autocomplete: 'off', placeholder: 'tm_…' });
+  show(
+    h(
+      'section',
+      { 'aria-labelledby': 'inboxes-title' },
+      h('h1', { id: 'inboxes-title' }, 'Inboxes'),
+      session.key
+        ? h('p', {}, 'Reading with the key you created in this session (kept in memory only).')
+        : h(
+            'form',
+            { onsubmit: (event: Event) => { event.preventDefault(); session.key = keyInput.value.trim(); void inboxesScreen(); } },
+            h('label', { for: 'reading-key' }, 'API key to read mail with (kept in memory only)'),
+            keyInput,
+            ' ',
+            h('button', { type: 'submit' }, 'Use key'),
+          ),
+      h(
+        'table',
+        { id: 'inboxes' },
+        h('caption', {}, 'Your addresses, newest first'),
+        h('thead', {}, h('tr', {}, h('th', {}, 'Address'), h('th', {}, 'Status'), h('th', { class: 'optional' }, 'Created'), h('th', {}, 'Expires'))),
+        h('tbody', {}, ...page.data.map((email) => h('tr', {}, h('td', {}, h('a', { href: `#inbox/${email.id}` }, email.address)), h('td', {}, email.status), h('td', { class: 'optional' }, when(email.created_at)), h('td', {}, when(email.expires_at))))),
+      ),
+      page.pagination.has_more ? h('button', { type: 'button', class: 'secondary', onclick: () => void inboxesScreen(page.pagination.next_cursor) }, 'Older inboxes') : null,
+    ),
+  );
+}
+
+function requireKey(): string | undefined {
+  if (session.key) return session.key;
+  location.hash = '#inboxes';
+  return undefined;
+}
+
+async function inboxScreen(emailId: string): Promise<void> {
+  const key = requireKey();
+  if (!key) return;
+  const page = await json<Page<MessageItem>>(`/v1/emails/${encodeURIComponent(emailId)}/messages`, key);
+  show(
+    h(
+      'section',
+      { 'aria-labelledby': 'inbox-title' },
+      h('h1', { id: 'inbox-title' }, 'Messages'),
+      costNote(`Listing these messages cost 1 request. Remaining: ${lastRemaining ?? '?'}.`),
+      page.data.length === 0 ? h('p', {}, 'Nothing has arrived yet. Reload to look again (each look is 1 request).') : null,
+      h('ul', { id: 'messages' }, ...page.data.map((message) => h('li', {}, h('a', { href: `#message/${message.id}` }, message.subject || '(no subject)'), ` from ${message.from} · ${when(message.received_at)}`))),
+      h('p', {}, h('a', { href: '#inboxes' }, 'All inboxes')),
+    ),
+  );
+}
+
+/**
+ * A message, read through `/v1`. Its sanitized HTML is shown in a sandboxed frame that may run no
+ * script, has no origin of its own, and carries its own restrictive policy: nothing in a mail runs,
+ * navigates or submits.
+ */
+async function messageScreen(messageId: string): Promise<void> {
+  const key = requireKey();
+  if (!key) return;
+  const { data: message } = await json<{ data: Message }>(`/v1/messages/${encodeURIComponent(messageId)}`, key);
+  const frame = h('iframe', { class: 'mail-html', id: 'mail-html', title: 'Message HTML (sanitized, scripts disabled)', sandbox: '', referrerpolicy: 'no-referrer' });
+  frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'">${message.html}`;
+  const attachmentName = (name: string, id: string) => name.replace(/[^A-Za-z0-9._-]/g, '_') || `${id}.bin`;
+  show(
+    h(
+      'section',
+      { 'aria-labelledby': 'message-title' },
+      h('h1', { id: 'message-title' }, message.subject || '(no subject)'),
+      h('p', {}, `From ${message.from} · ${when(message.received_at)}`),
+      costNote(`Reading this message cost 1 request; each download costs 1 more. Remaining: ${lastRemaining ?? '?'}.`),
+      message.html ? frame : null,
+      h('h2', {}, 'Text'),
+      h('pre', { class: 'mail-text', id: 'mail-text' }, message.text),
+      h(
+        'p',
+        {},
+        h('button', { type: 'button', class: 'secondary', id: 'download-source', onclick: () => void download(message.source_path, key, `${message.id}.eml`) }, 'Download raw source'),
+      ),
+      message.attachments.length ? h('h2', {}, 'Attachments') : null,
+      h('ul', {}, ...message.attachments.map((attachment) => h('li', {}, h('button', { type: 'button', class: 'secondary', onclick: () => void download(attachment.download_path, key, attachmentName(attachment.filename, attachment.id)) }, `Download ${attachment.filename || attachment.id}`), ` (${attachment.size_bytes} bytes)`))),
+      h('p', {}, h('a', { href: `#inbox/${encodeURIComponent(message.email_id)}` }, 'Back to the inbox')),
+    ),
+  );
+}
+
+void boot();

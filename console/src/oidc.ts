@@ -1,0 +1,100 @@
+/**
+ * Sign-in by plain OpenID Connect: authorization code with PKCE, a public client. Works with any
+ * issuer that publishes a discovery document (Amazon Cognito, the local issuer of `npm start`).
+ * The ID token lives in memory only; sessionStorage holds the one-time PKCE verifier, state and
+ * nonce across the redirect, never a token.
+ */
+export interface ConsoleConfig {
+  issuer: string;
+  clientId: string;
+}
+
+interface Discovery {
+  authorization_endpoint: string;
+  token_endpoint: string;
+  end_session_endpoint?: string;
+}
+
+const pendingKey = 'tempmail.console.pending';
+
+export function redirectUri(): string {
+  return new URL('./', location.href).href.split('?')[0]!.split('#')[0]!;
+}
+
+async function discover(config: ConsoleConfig): Promise<Discovery> {
+  const response = await fetch(`${config.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`);
+  if (!response.ok) throw new Error('The sign-in service is unavailable.');
+  return (await response.json()) as Discovery;
+}
+
+function randomText(bytes = 32): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Sends the browser to the issuer's sign-in (or sign-up) page. */
+export async function beginSignIn(config: ConsoleConfig): Promise<void> {
+  const discovery = await discover(config);
+  const pending = { state: randomText(), nonce: randomText(), verifier: randomText() };
+  sessionStorage.setItem(pendingKey, JSON.stringify(pending));
+  const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pending.verifier))));
+  const url = new URL(discovery.authorization_endpoint);
+  url.search = new URLSearchParams({
+    client_id: config.clientId,
+    response_type: 'code',
+    scope: 'openid email',
+    redirect_uri: redirectUri(),
+    state: pending.state,
+    nonce: pending.nonce,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  }).toString();
+  location.assign(url.href);
+}
+
+/** Completes a sign-in whose code is in the address bar; the ID token, or undefined when none is pending. */
+export async function completeSignIn(config: ConsoleConfig): Promise<string | undefined> {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('code');
+  const state = params.get('state');
+  if (!code && !params.get('error')) return undefined;
+  history.replaceState(null, '', redirectUri());
+  const pending = JSON.parse(sessionStorage.getItem(pendingKey) ?? 'null') as { state: string; nonce: string; verifier: string } | null;
+  sessionStorage.removeItem(pendingKey);
+  if (!code || !pending || state !== pending.state) throw new Error('The sign-in did not complete. Try again.');
+  const discovery = await discover(config);
+  const response = await fetch(discovery.token_endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(),
+      client_id: config.clientId,
+      code_verifier: pending.verifier,
+    }),
+  });
+  if (!response.ok) throw new Error('The sign-in did not complete. Try again.');
+  const tokens = (await response.json()) as { id_token?: string };
+  const idToken = tokens.id_token;
+  if (!idToken || claims(idToken).nonce !== pending.nonce) throw new Error('The sign-in answer was not for this page.');
+  return idToken;
+}
+
+/** The claims of a token, unverified: the service verifies the signature on every call. */
+export function claims(token: string): Record<string, unknown> {
+  const part = token.split('.')[1] ?? '';
+  return JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+}
+
+/** Ends the issuer's session too, where it offers that. */
+export async function signOutUrl(config: ConsoleConfig): Promise<string | undefined> {
+  const discovery = await discover(config);
+  if (!discovery.end_session_endpoint) return undefined;
+  const url = new URL(discovery.end_session_endpoint);
+  url.search = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: redirectUri() }).toString();
+  return url.href;
+}

@@ -1,0 +1,13 @@
+import { listAccountEmails } from '../../core/account-emails';
+import type { ConsoleRouteHandler } from '../api-types';
+import { createConsoleHandler } from '../create-console-handler';
+import { consoleLambdaServices } from '../../composition/lambda-services';
+import { parseListQuery } from '../query';
+
+/** GET /console/v1/emails: the account's inboxes, newest first, paged like `/v1` lists. */
+export const route: ConsoleRouteHandler = async (request, services) => {
+  const page = await listAccountEmails(request.account.accountId, parseListQuery(request.query), services);
+  return { status: 200, body: { data: page.items, pagination: page.pagination } };
+};
+
+export const handler = createConsoleHandler(route, consoleLambdaServices);

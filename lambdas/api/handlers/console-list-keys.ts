@@ -1,0 +1,13 @@
+import { listKeys } from '../../core/console-keys';
+import type { ConsoleRouteHandler } from '../api-types';
+import { createConsoleHandler } from '../create-console-handler';
+import { consoleLambdaServices } from '../../composition/lambda-services';
+import { noQuery, parseInput } from '../query';
+
+/** GET /console/v1/keys: the account's keys, newest first: label, prefix, created and last used. */
+export const route: ConsoleRouteHandler = async (request, services) => {
+  parseInput(noQuery, request.query, 'query');
+  return { status: 200, body: { data: await listKeys(request.account, services) } };
+};
+
+export const handler = createConsoleHandler(route, consoleLambdaServices);

@@ -1,0 +1,181 @@
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Aws, Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  Function as CloudFrontFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
+import { consoleContentSecurityPolicy } from '../console/security-headers';
+
+const consoleRoot = join(__dirname, '..', 'console');
+
+/** `/console` and `/console/` serve the console's index, as on `npm start`. */
+const indexRewrite = `function handler(event) {
+  var request = event.request;
+  if (request.uri === '/console') {
+    return { statusCode: 308, statusDescription: 'Permanent Redirect', headers: { location: { value: '/console/' } } };
+  }
+  if (request.uri.endsWith('/')) request.uri += 'index.html';
+  return request;
+}`;
+
+export interface ConsoleHostingProps {
+  restApi: IRestApi;
+  /** The API stage: the API origin's path. */
+  stage: string;
+  /** The origins the page talks to for sign-in (the issuer's discovery and keys, its token endpoint). */
+  issuerOrigins: string[];
+}
+
+/**
+ * The console in AWS: its files in a private S3 bucket behind CloudFront (origin access control),
+ * HTTPS only, and the API as a second origin of the same distribution, so the console calls
+ * `/v1` and `/console/v1` on its own origin: no CORS allowlist to keep in step. Every console
+ * file carries the same strict headers as on `npm start`.
+ */
+export class ConsoleHosting extends Construct {
+  readonly bucket: Bucket;
+  readonly distribution: Distribution;
+  /** The console's address: the sign-in returns here. */
+  readonly consoleUrl: string;
+
+  constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
+    super(scope, id);
+    const logs = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.OBJECT_WRITER,
+      lifecycleRules: [{ expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: false,
+    });
+    this.bucket = new Bucket(this, 'Files', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      serverAccessLogsBucket: logs,
+      serverAccessLogsPrefix: 'console-bucket/',
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const headers = new ResponseHeadersPolicy(this, 'ConsoleHeaders', {
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: consoleContentSecurityPolicy(props.issuerOrigins.join(' ')), override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+      customHeadersBehavior: { customHeaders: [{ header: 'Cache-Control', value: 'no-store', override: true }] },
+    });
+    const api = new HttpOrigin(`${props.restApi.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
+      originPath: `/${props.stage}`,
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+    });
+    const apiBehavior = {
+      origin: api,
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+    };
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: 'tempmail console and API',
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      enableLogging: true,
+      logBucket: logs,
+      logFilePrefix: 'cloudfront/',
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: new CloudFrontFunction(this, 'Index', { code: FunctionCode.fromInline(indexRewrite), runtime: FunctionRuntime.JS_2_0 }) }],
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        responseHeadersPolicy: headers,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+      },
+      additionalBehaviors: { '/v1/*': apiBehavior, '/console/v1/*': apiBehavior },
+    });
+    this.consoleUrl = `https://${this.distribution.distributionDomainName}/console/`;
+
+    Validations.of(this).acknowledge(
+      { id: 'AwsSolutions-S1', reason: 'The access-log bucket itself: logging it would loop.' },
+      { id: 'AwsSolutions-CFR1', reason: 'A customer console: no geographic restriction is wanted.' },
+      { id: 'AwsSolutions-CFR2', reason: 'WAF is the deployer\'s choice; the API enforces per-key and per-account windows itself.' },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason: 'The default CloudFront certificate allows TLS 1.0 at the edge; a deployer with a domain sets TLSv1.2_2021 with its certificate. HTTPS only either way.',
+      },
+    );
+  }
+
+  /** Publishes the console's files and its `config.json` (the issuer and the client id). */
+  deploy(config: { issuer: string; clientId: string }): BucketDeployment {
+    const deployment = new BucketDeployment(this, 'Deploy', {
+      sources: [Source.asset(buildConsole()), Source.jsonData('console/config.json', config)],
+      destinationBucket: this.bucket,
+      distribution: this.distribution,
+      distributionPaths: ['/console/*'],
+      memoryLimit: 256,
+    });
+    const stack = Stack.of(this);
+    const copies = 'The CDK bucket-deployment function copies the console files from the asset bucket into the console bucket.';
+    Validations.of(deployment.handlerRole).acknowledge(
+      ...[
+        'Action::s3:GetObject*',
+        'Action::s3:GetBucket*',
+        'Action::s3:List*',
+        'Action::s3:DeleteObject*',
+        'Action::s3:Abort*',
+        `Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${concrete(stack.account, '<AWS::AccountId>')}-${concrete(stack.region, '<AWS::Region>')}/*`,
+        `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnElement)}.Arn>/*`,
+      ].map((finding) => ({ id: `AwsSolutions-IAM5[${finding}]`, reason: copies })),
+      { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'CloudFront invalidations name no resource; only the console paths are invalidated.' },
+    );
+    Validations.of(deployment.handlerRole.node.scope!).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The CDK bucket-deployment function runs on the runtime its CDK version chooses.',
+    });
+    return deployment;
+  }
+}
+
+/** A value as cdk-nag prints it: the value itself when the stack knows it, its placeholder otherwise. */
+function concrete(value: string, placeholder: string): string {
+  return Token.isUnresolved(value) ? placeholder : value;
+}
+
+/** The console as it ships: index, stylesheet and the minified bundle, under `console/`. */
+function buildConsole(): string {
+  const out = mkdtempSync(join(tmpdir(), 'tempmail-console-'));
+  const dir = join(out, 'console');
+  mkdirSync(dir);
+  buildSync({
+    entryPoints: [join(consoleRoot, 'src', 'main.ts')],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: 'es2022',
+    legalComments: 'none',
+    outfile: join(dir, 'app.js'),
+  });
+  for (const file of ['index.html', 'app.css']) copyFileSync(join(consoleRoot, file), join(dir, file));
+  return out;
+}

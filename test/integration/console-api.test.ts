@@ -1,0 +1,277 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { SignJWT, generateKeyPair } from 'jose';
+import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
+import { localTableNames } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { keyChangesPerHour } from '../../lambdas/core/console-keys';
+import { localConsoleClientId } from '../../local/local-oidc-issuer';
+import { startTestService, type TestService } from '../support/local-service';
+import { signIn } from '../support/oidc-sign-in';
+import { runAdminCommand } from '../support/spawn-service';
+
+let service: TestService;
+let dataDir: string;
+let people = 0;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'tempmail-console-'));
+  service = await startTestService({ dataDir });
+});
+afterAll(async () => {
+  await service.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** A new person signs in at the local issuer: a fresh identity each call. */
+function newPerson(): Promise<string> {
+  people += 1;
+  return signIn({
+    issuer: service.runtime.issuer,
+    clientId: localConsoleClientId,
+    redirectUri: service.runtime.consoleUrl,
+    email: `person-${people}-${Date.now()}@example.test`,
+  });
+}
+
+function consoleCall(path: string, token: string | undefined, init: { method?: string; body?: unknown } = {}) {
+  return fetch(`${service.runtime.apiUrl}/console/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+}
+
+async function data<T = Record<string, unknown>>(response: Response, status = 200): Promise<T> {
+  const text = await response.text();
+  expect({ status: response.status, text }).toEqual({ status, text: expect.any(String) });
+  return (JSON.parse(text) as { data: T }).data;
+}
+
+async function countItems(table: 'accounts' | 'identities'): Promise<number> {
+  const client = createDocumentClient({ endpoint: service.runtime.dynamodbEndpoint });
+  const result = await client.send(new ScanCommand({ TableName: localTableNames()[table], Select: 'COUNT' }));
+  client.destroy();
+  return result.Count ?? 0;
+}
+
+async function createKey(token: string, label = 'ci'): Promise<{ id: string; api_key: string; prefix: string }> {
+  return data(await consoleCall('/keys', token, { method: 'POST', body: { label } }), 201);
+}
+
+describe('console API: account on first sign-in', () => {
+  it('opens a free account (100 requests for life) at the first sign-in, and the same one at every later sign-in', async () => {
+    const email = `returning-${Date.now()}@example.test`;
+    const token = await signIn({ issuer: service.runtime.issuer, clientId: localConsoleClientId, redirectUri: service.runtime.consoleUrl, email });
+    const first = await data<Record<string, unknown>>(await consoleCall('/account', token));
+    expect(first).toEqual({
+      id: expect.stringMatching(/^acc_/),
+      email,
+      created_at: expect.any(String),
+      plan: 'free',
+      allowance_mode: 'lifetime',
+      used_requests: 0,
+      remaining_requests: 100,
+      additional_requests: 0,
+    });
+    const again = await signIn({ issuer: service.runtime.issuer, clientId: localConsoleClientId, redirectUri: service.runtime.consoleUrl, email });
+    expect(again).not.toBe(token);
+    expect((await data(await consoleCall('/account', again))).id).toBe(first.id);
+  });
+
+  it('opens exactly one account when the first requests of a new identity arrive together', async () => {
+    const token = await newPerson();
+    const [accountsBefore, identitiesBefore] = [await countItems('accounts'), await countItems('identities')];
+    const answers = await Promise.all(Array.from({ length: 12 }, () => consoleCall('/account', token)));
+    const ids = new Set(await Promise.all(answers.map(async (answer) => (await data(answer)).id)));
+    expect(ids.size).toBe(1);
+    expect(await countItems('accounts')).toBe(accountsBefore + 1);
+    expect(await countItems('identities')).toBe(identitiesBefore + 1);
+  });
+
+  it('answers with the same headers as /v1: a request id and private, no-store', async () => {
+    const response = await consoleCall('/account', await newPerson());
+    expect(response.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9_-]{16,80}$/);
+    expect(response.headers.get('cache-control')).toBe('private, no-store');
+  });
+
+  it('lets the operator CLI grant requests to an account opened by sign-in', async () => {
+    const token = await newPerson();
+    const account = await data(await consoleCall('/account', token));
+    const granted = await runAdminCommand(['allowance', 'grant', '--account', String(account.id), '--requests', '50'], { DATA_DIR: dataDir });
+    expect(granted.code).toBe(0);
+    expect(await data(await consoleCall('/account', token))).toMatchObject({ remaining_requests: 150, additional_requests: 50 });
+  });
+});
+
+describe('console API: identity tokens', () => {
+  it.each([
+    ['no token', async () => undefined],
+    ['a malformed token', async () => 'not-a-token'],
+    ['an API key', async () => (await service.account()).apiKey],
+  ])('refuses %s with 401 in the contract error shape', async (_name, token) => {
+    const response = await consoleCall('/account', await token());
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as { error: { code: string; request_id: string } };
+    expect(body.error.code).toBe('invalid_token');
+    expect(body.error.request_id).toBe(response.headers.get('x-request-id'));
+  });
+
+  it('refuses a token whose signature does not verify', async () => {
+    const [header, payload, signature] = (await newPerson()).split('.');
+    const flipped = `${signature!.slice(0, 10)}${signature![10] === 'A' ? 'B' : 'A'}${signature!.slice(11)}`;
+    expect((await consoleCall('/account', `${header}.${payload}.${flipped}`)).status).toBe(401);
+    const forgedClaims = Buffer.from(JSON.stringify({ ...decode(payload!), sub: 'someone-else' })).toString('base64url');
+    expect((await consoleCall('/account', `${header}.${forgedClaims}.${signature}`)).status).toBe(401);
+  });
+
+  it('refuses a token signed by a foreign issuer, or one naming our issuer but signed with another key', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const token = (issuer: string, audience = localConsoleClientId) =>
+      new SignJWT({ email: 'mallory@example.test' })
+        .setProtectedHeader({ alg: 'RS256', kid: 'foreign' })
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setSubject('mallory')
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .sign(privateKey);
+    expect((await consoleCall('/account', await token('https://issuer.example.test'))).status).toBe(401);
+    expect((await consoleCall('/account', await token(service.runtime.issuer))).status).toBe(401);
+  });
+
+  it('refuses an expired token', async () => {
+    const token = await newPerson();
+    service.clock.advance(2 * 86_400_000);
+    try {
+      expect((await consoleCall('/account', token)).status).toBe(401);
+    } finally {
+      service.clock.advance(-2 * 86_400_000);
+    }
+  });
+});
+
+describe('console API: keys', () => {
+  it('creates a key shown once, lists it by label and prefix only, and the key works on /v1 with its last use listed', async () => {
+    const token = await newPerson();
+    const created = await createKey(token, 'my laptop');
+    expect(created).toEqual({
+      id: expect.stringMatching(/^key_/),
+      label: 'my laptop',
+      prefix: created.api_key.slice(0, 'tm_local_'.length + 6),
+      status: 'active',
+      created_at: expect.any(String),
+      last_used_at: null,
+      api_key: expect.stringMatching(/^tm_local_[A-Za-z0-9_-]{43}$/),
+    });
+    const listed = await consoleCall('/keys', token);
+    const listText = await listed.clone().text();
+    expect(listText).not.toContain(created.api_key);
+    expect(await data(listed)).toEqual([{ ...created, api_key: undefined }].map(({ api_key: _, ...key }) => key));
+
+    expect((await service.request('/v1/domains', { key: created.api_key })).status).toBe(200);
+    const [key] = await data<{ last_used_at: string | null }[]>(await consoleCall('/keys', token));
+    expect(key!.last_used_at).toBe(service.clock.now().toISOString());
+    expect(await data(await consoleCall('/account', token))).toMatchObject({ used_requests: 1, remaining_requests: 99 });
+  });
+
+  it('never charges console calls against the allowance', async () => {
+    const token = await newPerson();
+    for (let i = 0; i < 5; i++) await consoleCall('/keys', token);
+    expect(await data(await consoleCall('/account', token))).toMatchObject({ used_requests: 0, remaining_requests: 100 });
+  });
+
+  it('revokes a key: /v1 then answers 401; the key is listed as revoked', async () => {
+    const token = await newPerson();
+    const created = await createKey(token);
+    expect((await service.request('/v1/usage', { key: created.api_key })).status).toBe(200);
+    expect(await data(await consoleCall(`/keys/${created.id}`, token, { method: 'DELETE' }))).toMatchObject({ id: created.id, status: 'revoked' });
+    expect((await service.request('/v1/usage', { key: created.api_key })).status).toBe(401);
+    expect((await data<{ status: string }[]>(await consoleCall('/keys', token)))[0]!.status).toBe('revoked');
+  });
+
+  it("answers 404 for another account's key id, and leaves that key working", async () => {
+    const owner = await newPerson();
+    const stranger = await newPerson();
+    const created = await createKey(owner);
+    const response = await consoleCall(`/keys/${created.id}`, stranger, { method: 'DELETE' });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
+    expect(await data(await consoleCall('/keys', stranger))).toEqual([]);
+    expect((await service.request('/v1/usage', { key: created.api_key })).status).toBe(200);
+    expect((await consoleCall('/keys/key_doesnotexist000000', owner, { method: 'DELETE' })).status).toBe(404);
+    expect((await consoleCall('/keys/not-an-id', owner, { method: 'DELETE' })).status).toBe(400);
+  });
+
+  it('refuses a missing or invalid label, and a body that is not JSON', async () => {
+    const token = await newPerson();
+    expect((await consoleCall('/keys', token, { method: 'POST', body: { label: '' } })).status).toBe(400);
+    expect((await consoleCall('/keys', token, { method: 'POST', body: { label: 'x'.repeat(65) } })).status).toBe(400);
+    expect((await consoleCall('/keys', token, { method: 'POST', body: {} })).status).toBe(400);
+    const form = await fetch(`${service.runtime.apiUrl}/console/v1/keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'label=x',
+    });
+    expect(form.status).toBe(400);
+  });
+
+  it('rate-limits key creates and revokes per account, with Retry-After, until the hour turns', async () => {
+    const token = await newPerson();
+    const other = await newPerson();
+    const first = await createKey(token);
+    for (let i = 1; i < keyChangesPerHour - 1; i++) await createKey(token);
+    await data(await consoleCall(`/keys/${first.id}`, token, { method: 'DELETE' }), 200);
+    const refused = await consoleCall('/keys', token, { method: 'POST', body: { label: 'one too many' } });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    await createKey(other);
+    service.clock.advance(3_600_000);
+    await createKey(token);
+  });
+});
+
+describe('console API: inboxes', () => {
+  it("lists the account's inboxes newest first, paged with signed cursors, and none of another account's", async () => {
+    const token = await newPerson();
+    const { api_key: key } = await createKey(token);
+    const created: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await service.createEmail(key, {});
+      created.push(((await response.json()) as { data: { id: string } }).data.id);
+      service.clock.advance(1000);
+    }
+    const first = await consoleCall('/emails?limit=2', token);
+    const page = (await first.json()) as { data: { id: string; status: string }[]; pagination: { has_more: boolean; next_cursor: string } };
+    expect(page.data.map((email) => email.id)).toEqual([created[2], created[1]]);
+    expect(page.data[0]).toEqual({
+      id: created[2],
+      address: expect.stringMatching(/@tempmail\.localhost$/),
+      local_part: expect.any(String),
+      domain: 'tempmail.localhost',
+      status: 'active',
+      created_at: expect.any(String),
+      expires_at: expect.any(String),
+    });
+    expect(page.pagination.has_more).toBe(true);
+    const second = (await (await consoleCall(`/emails?limit=2&cursor=${encodeURIComponent(page.pagination.next_cursor)}`, token)).json()) as {
+      data: { id: string }[];
+      pagination: { has_more: boolean };
+    };
+    expect(second.data.map((email) => email.id)).toEqual([created[0]]);
+    expect(second.pagination).toEqual({ has_more: false });
+
+    const stranger = await newPerson();
+    expect(await data(await consoleCall('/emails', stranger))).toEqual([]);
+    expect((await consoleCall(`/emails?limit=2&cursor=${encodeURIComponent(page.pagination.next_cursor)}`, stranger)).status).toBe(400);
+  });
+});
+
+function decode(part: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as Record<string, unknown>;
+}
