@@ -115,6 +115,17 @@ describe('the tempmail CLI against npm start', () => {
     expect(result.stderr).toMatch(/No matching message arrived .* within 2000 ms/);
   });
 
+  it('shows a spinner with the elapsed time on stderr when stderr is a terminal', async () => {
+    // `script` gives the CLI a pseudo-terminal, as a person's shell does.
+    const command = [process.execPath, '--import', 'tsx', cliPath, 'messages', 'wait', emailId, '--timeout', '1500ms', '--subject', 'never sent'].join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } });
+    let terminal = '';
+    child.stdout.on('data', (chunk) => (terminal += chunk));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(terminal).toMatch(/\r\S waiting for mail… 1s/);
+  });
+
   it('exits 1 on an error answer, a bad key or a bad command line', async () => {
     const missing = await run(['inbox', 'show', 'eml_doesnotexist00']);
     expect(missing.code).toBe(1);
