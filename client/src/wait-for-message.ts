@@ -39,7 +39,8 @@ export interface WaitingClient {
  * waits on the client's behalf (contract), so this is the client's loop: list (newest first,
  * following every `next_cursor`), test the new arrivals, sleep, list again, until the deadline.
  *
- * What it costs: every poll is a charged request (one per page), and so is each whole-message
+ * What it costs: every poll is a charged request (one per page; a poll stops paging at the first
+ * page that holds a message an earlier poll saw), and so is each whole-message
  * read: one for the message returned, plus one per non-matching arrival when `body` or `where`
  * is given. The schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s:
  * a mail that takes 2 s to arrive costs 3 polls and one read; a 30-second wait that finds
@@ -54,6 +55,7 @@ export async function waitForMessage(client: WaitingClient, emailId: string, opt
   const match = options.match ?? {};
   const needsWhole = match.body !== undefined || match.where !== undefined;
   const rejected = new Map<string, string>();
+  const seen = new Set<string>();
   let requests = 0;
   let interval = options.initialIntervalMs ?? 1_000;
 
@@ -64,8 +66,11 @@ export async function waitForMessage(client: WaitingClient, emailId: string, opt
       const page = await client.listMessages(emailId, { cursor });
       requests++;
       arrivals.push(...page.data);
-      cursor = page.pagination.has_more ? page.pagination.next_cursor : undefined;
+      // Newest first: once a page reaches a message an earlier poll saw, every later page is old.
+      const reachedSeen = page.data.some((item) => seen.has(item.id));
+      cursor = page.pagination.has_more && !reachedSeen ? page.pagination.next_cursor : undefined;
     } while (cursor !== undefined);
+    for (const item of arrivals) seen.add(item.id);
 
     // Oldest first among the new ones: the first mail that matches is the one the caller waits for.
     for (const item of arrivals.reverse()) {
