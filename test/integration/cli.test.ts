@@ -1,0 +1,137 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sendMail } from '../support/smtp-client';
+import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+
+/** The `tempmail` CLI, spawned as a process against `npm start`, as a shell script in CI runs it. */
+const cliPath = join(__dirname, '..', '..', 'client', 'src', 'cli.ts');
+
+let service: SpawnedService;
+let dataDir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'tempmail-cli-'));
+  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
+  env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl };
+}, 60_000);
+afterAll(async () => {
+  await service?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Starts `tempmail …`; the result comes when it exits. */
+function tempmail(args: string[], extraEnv: Record<string, string | undefined> = {}): { done: Promise<Run> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], { env: { ...process.env, ...env, ...extraEnv } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  return { done: once(child, 'exit').then(([code]) => ({ code: code as number, stdout, stderr })) };
+}
+const run = (args: string[], extraEnv?: Record<string, string | undefined>) => tempmail(args, extraEnv).done;
+
+describe('the tempmail CLI against npm start', () => {
+  let emailId: string;
+  let address: string;
+
+  it('inbox create prints the address; --json prints the email', async () => {
+    const human = await run(['inbox', 'create', '--local-part', 'cli-human']);
+    expect(human).toMatchObject({ code: 0, stderr: '' });
+    expect(human.stdout).toMatch(/^cli-human@tempmail\.localhost\nid: eml_\S+\nexpires: /);
+
+    const created = await run(['inbox', 'create', '--json']);
+    expect(created.code).toBe(0);
+    const email = JSON.parse(created.stdout);
+    expect(email).toMatchObject({ id: expect.stringMatching(/^eml_/), status: 'active' });
+    emailId = email.id;
+    address = email.address;
+
+    const shown = await run(['inbox', 'show', emailId, '--json']);
+    expect(JSON.parse(shown.stdout)).toEqual(email);
+  });
+
+  it('messages wait --extract code prints only the code once the mail arrives, exit 0', async () => {
+    const waiting = tempmail(['messages', 'wait', emailId, '--timeout', '30s', '--subject', 'verify', '--extract', 'code']);
+    await sendMail(service.smtpPort, { from: 'Acme <no-reply@acme.example>', to: address, subject: 'Newsletter', text: 'Order 20931845' });
+    await sendMail(service.smtpPort, {
+      from: 'Acme <no-reply@acme.example>',
+      to: address,
+      subject: 'Verify your email',
+      html: '<p>Your verification code:</p><p><b>482913</b></p><p><a href="https://acme.example/verify?t=1&amp;u=2">Verify</a></p>',
+    });
+    const result = await waiting.done;
+    expect(result).toEqual({ code: 0, stdout: '482913\n', stderr: '' }); // no spinner: stderr is not a terminal
+
+    const link = await run(['messages', 'wait', emailId, '--timeout', '5s', '--subject', 'verify', '--extract', 'link']);
+    expect(link).toMatchObject({ code: 0, stdout: 'https://acme.example/verify?t=1&u=2\n' });
+  });
+
+  it('messages list, message show, source and attachment', async () => {
+    await sendMail(service.smtpPort, {
+      from: 'Reports <reports@acme.example>',
+      to: address,
+      subject: 'Your report',
+      text: 'Attached.',
+      attachments: [{ filename: 'report.csv', content: 'a,b\n1,2\n', contentType: 'text/csv' }],
+    });
+    const list = JSON.parse((await run(['messages', 'list', emailId, '--json'])).stdout);
+    expect(list.map((item: { subject: string }) => item.subject)).toEqual(['Your report', 'Verify your email', 'Newsletter']);
+    const human = await run(['messages', 'list', emailId]);
+    expect(human.stdout.split('\n').filter(Boolean)).toHaveLength(3);
+
+    const shown = await run(['message', 'show', list[0].id]);
+    expect(shown.stdout).toContain('subject: Your report');
+    expect(shown.stdout).toContain('report.csv  text/csv');
+    const message = JSON.parse((await run(['message', 'show', list[0].id, '--json'])).stdout);
+
+    const sourceFile = join(dataDir, 'source.eml');
+    expect((await run(['message', 'source', list[0].id, '--out', sourceFile])).code).toBe(0);
+    expect(await readFile(sourceFile, 'utf8')).toContain('Subject: Your report');
+    const attachment = await run(['message', 'attachment', list[0].id, message.attachments[0].id]);
+    expect(attachment).toMatchObject({ code: 0, stdout: 'a,b\n1,2\n' });
+  });
+
+  it('domains and usage', async () => {
+    expect((await run(['domains'])).stdout).toBe('tempmail.localhost\n');
+    const usage = JSON.parse((await run(['usage', '--json'])).stdout);
+    expect(usage).toMatchObject({ plan: 'paid', allowance_mode: 'balance' });
+  });
+
+  it('exits 2 when the wait times out', async () => {
+    const result = await run(['messages', 'wait', emailId, '--timeout', '2s', '--subject', 'never sent']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/No matching message arrived .* within 2000 ms/);
+  });
+
+  it('shows a spinner with the elapsed time on stderr when stderr is a terminal', async () => {
+    // `script` gives the CLI a pseudo-terminal, as a person's shell does.
+    const command = [process.execPath, '--import', 'tsx', cliPath, 'messages', 'wait', emailId, '--timeout', '1500ms', '--subject', 'never sent'].join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } });
+    let terminal = '';
+    child.stdout.on('data', (chunk) => (terminal += chunk));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(terminal).toMatch(/\r\S waiting for mail… 1s/);
+  });
+
+  it('exits 1 on an error answer, a bad key or a bad command line', async () => {
+    const missing = await run(['inbox', 'show', 'eml_doesnotexist00']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^tempmail: 404 resource_not_found: .* \(request req_\S+\)\n$/);
+    expect((await run(['usage'], { TEMPMAIL_API_KEY: 'tm_local_wrong' })).stderr).toMatch(/401 invalid_api_key/);
+    expect((await run(['usage'], { TEMPMAIL_API_KEY: '' })).code).toBe(1);
+    expect((await run(['messages', 'wait', emailId, '--extract', 'phone'])).code).toBe(1);
+  });
+});

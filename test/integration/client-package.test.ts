@@ -1,0 +1,103 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromiumPath } from '../support/chromium';
+import { readmeBlock } from '../support/readme';
+import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+
+/**
+ * What a user installs is what is tested: the client package is built and packed with `npm pack`,
+ * the tarball is installed (offline) into a fresh project, and the README's two end-to-end
+ * examples run there against `npm start`: the SDK one with `node --test`, the Playwright-fixture
+ * one with `npx playwright test` (Debian's Chromium; no browser download). `@playwright/test` and
+ * nodemailer, the user's own dev dependencies, are linked from this project's node_modules.
+ */
+const projectRoot = join(__dirname, '..', '..');
+const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+let service: SpawnedService;
+let work: string;
+let app: string;
+let env: Record<string, string>;
+
+async function run(command: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}) {
+  // The user's own shell: nothing of this Jest run (Playwright refuses to run under Jest's worker variables).
+  const outside = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('JEST_')));
+  const child = spawn(command, args, { cwd, env: { ...outside, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...env, ...extraEnv } });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const [code] = await once(child, 'exit');
+  return { code: code as number, output };
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'tempmail-package-'));
+  const dataDir = join(work, 'data');
+  app = join(work, 'app');
+  await mkdir(app);
+  await mkdir(dataDir);
+  env = {};
+
+  const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], join(projectRoot, 'client'));
+  expect(packed.code).toBe(0);
+  const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'))!;
+  expect(tarball).toMatch(/^tempmail-client-\d+\.\d+\.\d+\.tgz$/);
+
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'signup-e2e', private: true, version: '1.0.0' }));
+  const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, tarball)], app);
+  expect(installed).toMatchObject({ code: 0 });
+  for (const name of ['@playwright/test', 'playwright', 'playwright-core', 'nodemailer']) {
+    await mkdir(join(app, 'node_modules', name, '..'), { recursive: true });
+    await symlink(join(projectRoot, 'node_modules', name), join(app, 'node_modules', name), 'dir');
+  }
+  await symlink('../@playwright/test/cli.js', join(app, 'node_modules', '.bin', 'playwright'));
+
+  await writeFile(join(app, 'signup.test.mjs'), readmeBlock('<!-- e2e-example: signup.test.mjs'));
+  await writeFile(join(app, 'signup.spec.ts'), readmeBlock('<!-- e2e-example: signup.spec.ts'));
+  await writeFile(
+    join(app, 'playwright.config.ts'),
+    `import { defineConfig } from '@playwright/test';
+export default defineConfig({
+  testMatch: '*.spec.ts',
+  workers: 1,
+  reporter: 'line',
+  use: { browserName: 'chromium', launchOptions: { executablePath: ${JSON.stringify(chromiumPath)}, args: ${JSON.stringify(chromiumArgs)} } },
+});
+`,
+  );
+
+  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
+  env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl, SMTP_PORT: String(service.smtpPort) };
+}, 120_000);
+afterAll(async () => {
+  await service?.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed client package, installed into a fresh project', () => {
+  it('ships its built output, types and bin, and no runtime dependency', async () => {
+    const manifest = JSON.parse(await readFile(join(app, 'node_modules', '@tempmail', 'client', 'package.json'), 'utf8'));
+    expect(manifest.dependencies).toBeUndefined();
+    const files = await readdir(join(app, 'node_modules', '@tempmail', 'client', 'dist'));
+    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'playwright.js', 'playwright.d.ts', 'cli.js']));
+    const usage = await run(join(app, 'node_modules', '.bin', 'tempmail'), ['usage', '--json'], app);
+    expect(usage.code).toBe(0);
+    expect(JSON.parse(usage.output)).toMatchObject({ plan: 'paid' });
+  });
+
+  it("runs the README's SDK example with node --test", async () => {
+    const result = await run(process.execPath, ['--test', 'signup.test.mjs'], app);
+    expect(result.output).toMatch(/# pass 1\n# fail 0/);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  it("runs the README's Playwright-fixture example with npx playwright test", async () => {
+    const result = await run('npx', ['playwright', 'test'], app);
+    expect(result.output).toMatch(/1 passed/);
+    expect(result.code).toBe(0);
+  }, 90_000);
+});
