@@ -116,7 +116,6 @@ export class ConsoleHosting extends Construct {
     this.consoleUrl = `https://${this.distribution.distributionDomainName}/console/`;
 
     Validations.of(this).acknowledge(
-      { id: 'AwsSolutions-S1', reason: 'The access-log bucket itself: logging it would loop.' },
       { id: 'AwsSolutions-CFR1', reason: 'A customer console: no geographic restriction is wanted.' },
       { id: 'AwsSolutions-CFR2', reason: 'WAF is the deployer\'s choice; the API enforces per-key and per-account windows itself.' },
       {

@@ -185,7 +185,9 @@ describe('cdk-nag acknowledgements', () => {
       });
       Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
       app.synth();
-      expect([...declared(app)].filter((ack) => !used.has(ack)).sort()).toEqual([]);
+      // CDK declares some acknowledgements itself (CloudFormation-Validate::…): only the project's own are checked.
+      const own = [...declared(app)].filter((ack) => !ack.includes('|CloudFormation-Validate::'));
+      expect(own.filter((ack) => !used.has(ack)).sort()).toEqual([]);
     } finally {
       spy.mockRestore();
     }

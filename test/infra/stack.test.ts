@@ -77,6 +77,7 @@ describe('storage', () => {
       emails: true,
       addresses: true,
       idempotency: true,
+      identities: true,
       messages: false,
     });
   });
@@ -265,7 +266,7 @@ describe('functions', () => {
     );
     expect(new Set(tablesTouched('ApilistDomainsFunction', 'dynamodb:GetItem'))).toEqual(new Set(['accounts', 'domains']));
     expect(new Set(tablesTouched('ApiAuthorizerFunction', 'dynamodb:GetItem'))).toEqual(new Set(['accounts', 'apiKeys']));
-    expect(tablesTouched('ApiAuthorizerFunction', 'dynamodb:PutItem')).toEqual(['accounts']);
+    expect(tablesTouched('ApiAuthorizerFunction', 'dynamodb:PutItem')).toEqual([]);
   });
 
   it('lets the authorizer and the routes only get and update an account, never put, delete, query or scan', () => {

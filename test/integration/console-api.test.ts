@@ -10,6 +10,7 @@ import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { startTestService, type TestService } from '../support/local-service';
 import { signIn } from '../support/oidc-sign-in';
 import { runAdminCommand } from '../support/spawn-service';
+import { contractFetch } from '../support/contract';
 
 let service: TestService;
 let dataDir: string;
@@ -36,7 +37,7 @@ function newPerson(): Promise<string> {
 }
 
 function consoleCall(path: string, token: string | undefined, init: { method?: string; body?: unknown } = {}) {
-  return fetch(`${service.runtime.apiUrl}/console/v1${path}`, {
+  return contractFetch(`${service.runtime.apiUrl}/console/v1${path}`, {
     method: init.method ?? 'GET',
     headers: {
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
@@ -212,7 +213,7 @@ describe('console API: keys', () => {
     expect((await consoleCall('/keys', token, { method: 'POST', body: { label: '' } })).status).toBe(400);
     expect((await consoleCall('/keys', token, { method: 'POST', body: { label: 'x'.repeat(65) } })).status).toBe(400);
     expect((await consoleCall('/keys', token, { method: 'POST', body: {} })).status).toBe(400);
-    const form = await fetch(`${service.runtime.apiUrl}/console/v1/keys`, {
+    const form = await contractFetch(`${service.runtime.apiUrl}/console/v1/keys`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'label=x',

@@ -7,7 +7,7 @@ import { routes } from '../../../lambdas/api/routes';
 const document: any = parse(readFileSync(join(__dirname, '..', '..', '..', 'openapi', 'openapi.yaml'), 'utf8'));
 
 describe('openapi/openapi.yaml and the route table', () => {
-  it('describe the same operations: one per route, named by the route id', () => {
+  it('describe the same operations: one per /v1 route, named by the route id (the console API is the dashboard\'s own, not the contract\'s)', () => {
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>
       Object.entries(item as Record<string, { operationId: string }>).map(([method, operation]) => ({
         id: operation.operationId,
@@ -15,7 +15,7 @@ describe('openapi/openapi.yaml and the route table', () => {
         path,
       })),
     );
-    const table = routes.map(({ id, method, path }) => ({ id, method, path }));
+    const table = routes.filter(({ path }) => path.startsWith('/v1/')).map(({ id, method, path }) => ({ id, method, path }));
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
     expect(documented.sort(byId)).toEqual(table.sort(byId));
   });
