@@ -69,15 +69,18 @@ export async function loadCreate(
   return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, unexpected };
 }
 
-/** The storage floor, measured in a child process of its own (`bench/storage-floor.ts`). */
-export async function storageFloor(args: {
+/** What the storage floor process is told: where, as whom, which read, how hard and how long. */
+export interface FloorArgs {
   endpoint: string;
   apiKey: string;
   emailId: string;
   route: 'email' | 'list';
   connections: number;
   durationMs: number;
-}): Promise<Throughput> {
+}
+
+/** The storage floor, measured in a child process of its own (`bench/storage-floor.ts`). */
+export async function storageFloor(args: FloorArgs): Promise<Throughput> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/storage-floor.ts', JSON.stringify(args)], {
     cwd: projectRoot,
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },

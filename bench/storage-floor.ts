@@ -12,16 +12,9 @@ import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions'
 import { createStores } from '../lambdas/composition/services';
 import { hashApiKey } from '../lambdas/core/api-keys';
 import { shortWindowAt } from '../lambdas/core/short-window';
+import type { FloorArgs } from './api-throughput';
 import { quantile } from './support/stats';
 
-interface FloorArgs {
-  endpoint: string;
-  apiKey: string;
-  emailId: string;
-  route: 'email' | 'list';
-  connections: number;
-  durationMs: number;
-}
 
 const unlimited = { perKey: 100_000_000, perAccount: 100_000_000 };
 const messageTtlMs = 15 * 60 * 1000;
