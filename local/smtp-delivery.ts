@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
 import { MailRefused, PermanentStorageFault } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
+import type { EmailRecord } from '../lambdas/core/mail-ports';
 import { activeRecipient } from '../lambdas/core/recipients';
 import { ingestMail } from '../lambdas/inbound/ingest-mail';
 import { mimeLimits } from '../lambdas/inbound/parse-mail';
@@ -21,7 +22,7 @@ class MessageTooLarge extends Error {}
  */
 export function smtpDelivery(services: BlobServices) {
   return {
-    async acceptRecipient(address: string): Promise<void> {
+    async acceptRecipient(address: string): Promise<EmailRecord> {
       let found: Awaited<ReturnType<typeof activeRecipient>>;
       try {
         found = await activeRecipient(address, services);
@@ -31,9 +32,10 @@ export function smtpDelivery(services: BlobServices) {
         throw smtpError(451, '4.3.0 Temporary lookup failure, try again later');
       }
       if (!found) throw smtpError(550, '5.1.1 No such mailbox here');
+      return found;
     },
 
-    async receive(message: Readable, recipients: string[]): Promise<void> {
+    async receive(message: Readable, recipients: string[], accepted: EmailRecord[]): Promise<void> {
       const receivedAt = services.clock.now();
       const mailId = newMailId(receivedAt);
       const rawKey = `mail/${mailId}/raw`;
@@ -49,7 +51,9 @@ export function smtpDelivery(services: BlobServices) {
       }
       try {
         // The same bytes sent again (a sender's retry after 451) are the same mail: one message per address.
-        await ingestMail({ mailId, rawKey, recipients, receivedAt, identity: `sha256:${digest.digest('hex')}`, refusable: true }, services);
+        const identity = `sha256:${digest.digest('hex')}`;
+        // The recipients were looked up at RCPT TO moments ago: ingest only checks they are still active.
+        await ingestMail({ mailId, rawKey, recipients, receivedAt, identity, refusable: true, knownRecipients: accepted }, services);
       } catch (error) {
         if (error instanceof MailRefused) {
           services.logger.warn('mail refused for good', { mail_id: mailId, reason: error.reason });

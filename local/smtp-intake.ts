@@ -6,13 +6,16 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 /** SES's limit on a received message, which the local intake keeps too (DESIGN: gaps). */
 export const maxMessageBytes = 40 * 1024 * 1024;
 
-export interface SmtpIntakeOptions {
+export interface SmtpIntakeOptions<Accepted> {
   host: string;
   port: number;
-  /** Decides on each envelope recipient: resolve to accept, reject with an SMTP-coded error. */
-  acceptRecipient(address: string): Promise<void>;
-  /** Takes an accepted message: resolve once it is safely stored (250), reject with an SMTP-coded error. */
-  receive(message: Readable, recipients: string[]): Promise<void>;
+  /** Decides on each envelope recipient: resolve to accept (with what was found), reject with an SMTP-coded error. */
+  acceptRecipient(address: string): Promise<Accepted>;
+  /**
+   * Takes an accepted message, with what `acceptRecipient` found for each recipient of this
+   * transaction: resolve once it is safely stored (250), reject with an SMTP-coded error.
+   */
+  receive(message: Readable, recipients: string[], accepted: Accepted[]): Promise<void>;
 }
 
 export interface RunningSmtpIntake {
@@ -24,7 +27,9 @@ export interface RunningSmtpIntake {
  * The local stand-in for SES receiving: an SMTP listener that checks each RCPT TO before it
  * accepts a message, as the SES receipt rule's recipient filter does.
  */
-export async function startSmtpIntake(options: SmtpIntakeOptions): Promise<RunningSmtpIntake> {
+export async function startSmtpIntake<Accepted>(options: SmtpIntakeOptions<Accepted>): Promise<RunningSmtpIntake> {
+  // What each transaction's recipients resolved to; smtp-server gives every transaction a new envelope.
+  const acceptedOf = new WeakMap<object, Accepted[]>();
   const serverOptions: SMTPServerOptions = {
     name: 'tempmail.local',
     banner: 'tempmail receive-only intake',
@@ -32,15 +37,20 @@ export async function startSmtpIntake(options: SmtpIntakeOptions): Promise<Runni
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: maxMessageBytes,
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       options.acceptRecipient(address.address).then(
-        () => callback(),
+        (accepted) => {
+          const list = acceptedOf.get(session.envelope) ?? [];
+          list.push(accepted);
+          acceptedOf.set(session.envelope, list);
+          callback();
+        },
         (error: Error) => callback(error),
       );
     },
     onData(stream, session, callback) {
       const recipients = session.envelope.rcptTo.map((recipient) => recipient.address);
-      options.receive(stream, recipients).then(
+      options.receive(stream, recipients, acceptedOf.get(session.envelope) ?? []).then(
         () => callback(),
         (error: Error) => callback(error),
       );

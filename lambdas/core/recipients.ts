@@ -37,3 +37,15 @@ export async function activeRecipients(addresses: readonly string[], deps: Recip
   for (const email of found) if (email) byId.set(email.emailId, email);
   return [...byId.values()];
 }
+
+/**
+ * The distinct emails among those a caller resolved moments before (the SMTP intake, at RCPT TO)
+ * that may still receive now. An address maps to its email for good, so only the reservation's
+ * end can have changed since: checked against the clock, with no second lookup.
+ */
+export function stillActive(emails: readonly EmailRecord[], clock: Clock): EmailRecord[] {
+  const now = clock.now();
+  const byId = new Map<string, EmailRecord>();
+  for (const email of emails) if (isActive(email, now)) byId.set(email.emailId, email);
+  return [...byId.values()];
+}

@@ -3,8 +3,8 @@ import type { Clock } from '../core/clock';
 import { MailRefused } from '../core/errors';
 import { deliveredMessageId } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { AttachmentRecord, BlobStore, MessageRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
-import { activeRecipients, type RecipientDeps } from '../core/recipients';
+import type { AttachmentRecord, BlobStore, EmailRecord, MessageRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
+import { activeRecipients, stillActive, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
 import { mimeLimits, parseMail } from './parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
@@ -36,6 +36,12 @@ export interface ReceivedMail {
    * be taken whole is refused; SES has accepted the mail already, so there it is kept in part.
    */
   refusable: boolean;
+  /**
+   * The emails the caller resolved from these recipients moments before (the SMTP intake, at
+   * RCPT TO), so that ingest checks only that they are still active instead of looking each up
+   * again. Absent (SES), every recipient is looked up.
+   */
+  knownRecipients?: readonly EmailRecord[];
 }
 
 /** Bodies up to this size stay on the message item; larger ones go to the blob store. */
@@ -52,7 +58,7 @@ export const inlineAttachmentsMaxBytes = 32 * 1024;
  * which a repeated delivery finds by their derived ids rather than writing twice.
  */
 export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<{ messageIds: string[] }> {
-  const targets = await activeRecipients(mail.recipients, deps);
+  const targets = mail.knownRecipients ? stillActive(mail.knownRecipients, deps.clock) : await activeRecipients(mail.recipients, deps);
   if (targets.length === 0) return { messageIds: [] };
 
   const stored = await deps.blobs.get(mail.rawKey);

@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
 import { startTestService, type TestService } from '../support/local-service';
 import { dynamoDbCalls } from '../support/dynamodb-calls';
 import { json } from '../support/json';
@@ -35,5 +37,44 @@ describe('the call budget of an authenticated read (DESIGN: request flow 6)', ()
     const counted = calls.take();
     expect(counted).toEqual(expected);
     expect(total(counted)).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('the call budget of a received mail over SMTP', () => {
+  it('looks each recipient up once, at RCPT TO, and writes one message item: 4 calls for one address', async () => {
+    const address = (await json(await service.createEmail(apiKey, { local_part: 'call-budget-mail' }))).data.address;
+    calls.take();
+    await sendMail(service.runtime.smtpPort, { from: 'shop@example.org', to: address, subject: 'budget', text: 'hello' });
+    expect(calls.take()).toEqual({ GetItemCommand: 3, PutItemCommand: 1 });
+  });
+
+  it('delivers nothing to an address whose reservation ended between RCPT TO and the end of DATA', async () => {
+    const email = (await json(await service.createEmail(apiKey, { local_part: 'call-budget-late' }))).data;
+    const socket = connect(service.runtime.smtpPort, '127.0.0.1');
+    const replies = createInterface({ input: socket })[Symbol.asyncIterator]();
+    /** Sends one command (or none) and reads the reply, skipping continuation lines. */
+    const say = async (line?: string) => {
+      if (line !== undefined) socket.write(`${line}\r\n`);
+      for (;;) {
+        const reply = String((await replies.next()).value);
+        if (reply[3] !== '-') return reply;
+      }
+    };
+    expect(await say()).toMatch(/^220/);
+    expect(await say('EHLO test.example')).toMatch(/^250/);
+    expect(await say('MAIL FROM:<shop@example.org>')).toMatch(/^250/);
+    expect(await say(`RCPT TO:<${email.address}>`)).toMatch(/^250/);
+    // The reservation ends after the recipient was accepted, before the message is complete.
+    service.clock.advance(31 * 24 * 60 * 60 * 1000);
+    try {
+      expect(await say('DATA')).toMatch(/^354/);
+      expect(await say('Subject: late\r\n\r\ntoo late\r\n.')).toMatch(/^250/);
+      await say('QUIT');
+    } finally {
+      socket.destroy();
+      service.clock.advance(-31 * 24 * 60 * 60 * 1000);
+    }
+    const listing = await json(await service.request(`/v1/emails/${email.id}/messages`, { key: apiKey }));
+    expect(listing.data).toEqual([]);
   });
 });

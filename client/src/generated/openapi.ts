@@ -284,7 +284,7 @@ export interface components {
             /** @description The size of the raw source in bytes. */
             size_bytes: number;
             attachment_count: number;
-            /** @description The plain-text body; `""` when the mail has none (an HTML-only mail is not converted). */
+            /** @description The plain-text body. For an HTML-only mail, a plain-text rendering of its HTML (the parser's own); `""` when the mail has neither. */
             text: string;
             /** @description The HTML body, sanitized (no scripts, event handlers, forms, frames or `javascript:` URLs); `""` when the mail has none. Attribute values keep their HTML escaping (`&amp;` in an `href`). */
             html: string;
