@@ -32,11 +32,6 @@ afterAll(() => service.close());
 const smtp = () => service.runtime.smtpPort;
 
 /** A fresh account with one address; its local part is chosen by the test. */
-async function inbox(localPart: string, plan: 'free' | 'paid' = 'paid') {
-  const account = await service.account(plan);
-  const email = (await json(await service.createEmail(account.apiKey, { local_part: localPart }))).data;
-  return { ...account, email };
-}
 
 async function messagesOf(key: string, emailId: string, query = '') {
   const response = await service.request(`/v1/emails/${emailId}/messages${query}`, { key });
@@ -46,7 +41,7 @@ async function messagesOf(key: string, emailId: string, query = '') {
 
 describe('receiving mail over SMTP', () => {
   it('turns a received mail into a message: listed, readable, sanitized, with its source and attachment', async () => {
-    const { apiKey, email } = await inbox('reader');
+    const { apiKey, email } = await service.inbox('reader');
     const attachment = Buffer.from('%PDF-1.4 not really a pdf\n');
     await sendMail(smtp(), {
       from: '"Shop" <shop@example.org>',
@@ -105,7 +100,7 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('keeps the raw source byte for byte', async () => {
-    const { apiKey, email } = await inbox('raw-keeper');
+    const { apiKey, email } = await service.inbox('raw-keeper');
     const raw = Buffer.from(
       'From: a@example.org\r\nTo: raw-keeper@tempmail.localhost\r\nSubject: =?ISO-8859-1?Q?caf=E9?=\r\n' +
         'Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\ncaf\xe9 \xa0 bytes\r\n',
@@ -126,7 +121,7 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('delivers by the envelope: a BCC recipient gets the mail the headers never name', async () => {
-    const { apiKey, email } = await inbox('hidden-copy');
+    const { apiKey, email } = await service.inbox('hidden-copy');
     await sendMail(smtp(), {
       from: 'a@example.org',
       to: 'someone@example.net',
@@ -140,8 +135,8 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('makes one message per address of ours, each visible only to its owner', async () => {
-    const first = await inbox('split-one');
-    const second = await inbox('split-two');
+    const first = await service.inbox('split-one');
+    const second = await service.inbox('split-two');
     await sendMail(smtp(), {
       from: 'a@example.org',
       to: ['split-one@tempmail.localhost', 'split-two@tempmail.localhost', 'elsewhere@example.net'],
@@ -157,7 +152,7 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('answers RCPT TO for an unknown, expired or foreign address with 550', async () => {
-    const { email } = await inbox('soon-expired');
+    const { email } = await service.inbox('soon-expired');
     const send = (to: string) => refusalCode(sendMail(smtp(), { from: 'a@example.org', to, subject: 's', text: 't' }));
     expect(await send('never-issued@tempmail.localhost')).toBe(550);
     expect(await send('someone@example.net')).toBe(550);
@@ -166,7 +161,7 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('answers 451 when the raw message cannot be stored, and the retry delivers it once', async () => {
-    const { apiKey, email } = await inbox('retry-later');
+    const { apiKey, email } = await service.inbox('retry-later');
     const mail = { from: 'a@example.org', to: 'retry-later@tempmail.localhost', subject: 'retry', text: 'x' };
     failBlobPuts = 1;
     expect(await refusalCode(sendMail(smtp(), mail))).toBe(451);
@@ -176,7 +171,7 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('answers 451 when an attachment cannot be stored, instead of delivering the mail without it', async () => {
-    const { apiKey, email } = await inbox('attachment-retry');
+    const { apiKey, email } = await service.inbox('attachment-retry');
     const mail = {
       from: 'a@example.org',
       to: 'attachment-retry@tempmail.localhost',
@@ -198,7 +193,7 @@ describe('receiving mail over SMTP', () => {
   });
 
   it('answers a message over 40 MB with 552', async () => {
-    await inbox('too-big');
+    await service.inbox('too-big');
     const big = Buffer.alloc(41 * 1024 * 1024, 'a');
     const code = await refusalCode(
       sendRaw(smtp(), { from: 'a@example.org', to: ['too-big@tempmail.localhost'] }, Buffer.concat([Buffer.from('Subject: big\r\n\r\n'), big])),
@@ -209,7 +204,7 @@ describe('receiving mail over SMTP', () => {
 
 describe('reading messages', () => {
   it('pages newest first with signed cursors bound to the email and the limit', async () => {
-    const { apiKey, email } = await inbox('pager');
+    const { apiKey, email } = await service.inbox('pager');
     for (const subject of ['first', 'second', 'third']) {
       await sendMail(smtp(), { from: 'a@example.org', to: 'pager@tempmail.localhost', subject, text: subject });
       service.clock.advance(1000);
@@ -234,7 +229,7 @@ describe('reading messages', () => {
   });
 
   it('answers an attachment id of another message with 404, and a malformed one with 400', async () => {
-    const { apiKey, email } = await inbox('attach-check');
+    const { apiKey, email } = await service.inbox('attach-check');
     for (const name of ['a.txt', 'b.txt']) {
       await sendMail(smtp(), {
         from: 'a@example.org',
@@ -252,7 +247,7 @@ describe('reading messages', () => {
   });
 
   it('gives strong ETags and 304 on the list, the message, the source and the attachment', async () => {
-    const { apiKey, email } = await inbox('etags');
+    const { apiKey, email } = await service.inbox('etags');
     await sendMail(smtp(), {
       from: 'a@example.org',
       to: 'etags@tempmail.localhost',
@@ -271,7 +266,7 @@ describe('reading messages', () => {
   });
 
   it('forgets a message 15 minutes after receipt, and the sweeper deletes its blobs and item', async () => {
-    const { apiKey, email } = await inbox('short-lived');
+    const { apiKey, email } = await service.inbox('short-lived');
     await sendMail(smtp(), {
       from: 'a@example.org',
       to: 'short-lived@tempmail.localhost',

@@ -34,11 +34,6 @@ afterAll(() => service.close());
 const smtp = () => service.runtime.smtpPort;
 const bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
-async function inbox(localPart: string) {
-  const account = await service.account('paid');
-  const email = (await json(await service.createEmail(account.apiKey, { local_part: localPart }))).data;
-  return { ...account, email };
-}
 
 /** Sends raw MIME to one of our addresses; resolves with the SMTP reply code (250 when accepted). */
 async function deliver(address: string, raw: string | Buffer): Promise<number> {
@@ -64,7 +59,7 @@ function multipart(headers: string, parts: { headers: string; body: string }[]):
 
 describe('a mail whose headers would not fit one storage item', () => {
   it('stores a part with a 420 KB Content-Type whole: 250, readable, the type recorded as octet-stream', async () => {
-    const { apiKey, email } = await inbox('long-type');
+    const { apiKey, email } = await service.inbox('long-type');
     const raw = multipart(`To: ${email.address}\r\nSubject: long type\r\n`, [
       { headers: 'Content-Type: text/plain\r\n', body: 'hello' },
       {
@@ -83,7 +78,7 @@ describe('a mail whose headers would not fit one storage item', () => {
   });
 
   it('stores a mail of 900 attachments with long multi-byte names whole: every attachment listed and readable', async () => {
-    const { apiKey, email } = await inbox('many-names');
+    const { apiKey, email } = await service.inbox('many-names');
     // 250 characters and about 330 UTF-8 bytes each: a name's bound is counted in bytes.
     const names = Array.from({ length: 900 }, (_, n) => `${String(n).padStart(3, '0')}-${'ü€'.repeat(20)}${'n'.repeat(197)}.txt`);
     const raw = multipart(
@@ -127,7 +122,7 @@ describe('a mail whose headers would not fit one storage item', () => {
   });
 
   it('bounds from, subject and to in UTF-8 bytes, cutting only between characters', async () => {
-    const { apiKey, email } = await inbox('wide-bounds');
+    const { apiKey, email } = await service.inbox('wide-bounds');
     const longAddress = `${'ä'.repeat(200)}@example.org`;
     const raw = Buffer.from(
       `From: "${'€'.repeat(600)}" <sender@example.org>\r\nTo: ${email.address}, ${longAddress}\r\n` +
@@ -148,7 +143,7 @@ describe('a mail whose headers would not fit one storage item', () => {
 
 describe('a permanent storage fault', () => {
   it('is answered 554 with a reason, never the temporary 451, and nothing is listed', async () => {
-    const { apiKey, email } = await inbox('never-storable');
+    const { apiKey, email } = await service.inbox('never-storable');
     refuseMessageWrites = 1;
     const raw = `From: a@example.org\r\nTo: ${email.address}\r\nSubject: refused\r\n\r\nx\r\n`;
     let reply: { responseCode?: number; response?: string } = {};

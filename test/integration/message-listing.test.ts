@@ -9,11 +9,6 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-async function inbox(localPart: string) {
-  const account = await service.account('paid');
-  const email = (await json(await service.createEmail(account.apiKey, { local_part: localPart }))).data;
-  return { ...account, email };
-}
 
 /** Follows the cursor chain from the first page to the last; every page must answer 200. */
 async function everyPage(key: string, emailId: string, limit: number) {
@@ -32,7 +27,7 @@ async function everyPage(key: string, emailId: string, limit: number) {
 
 describe('listing many messages of one address', () => {
   it('reaches every one of 150 mails of about 15 KB through the cursor chain, none missing, none twice', async () => {
-    const { apiKey, email } = await inbox('many-mails');
+    const { apiKey, email } = await service.inbox('many-mails');
     const sent: string[] = [];
     for (let n = 0; n < 150; n++) {
       const subject = `mail ${String(n).padStart(3, '0')}`;
@@ -59,7 +54,7 @@ describe('listing many messages of one address', () => {
   });
 
   it('fills each page even when the index entries alone pass 1 MB per query (every header at its bound)', async () => {
-    const { apiKey, email } = await inbox('wide-headers');
+    const { apiKey, email } = await service.inbox('wide-headers');
     // 100 addresses of 300 bytes in To and a 2 KB subject: about 33 KB of listed fields per message.
     const to = Array.from({ length: 100 }, (_, i) => `${'r'.repeat(290)}${String(i).padStart(3, '0')}@example.org`);
     const sent: string[] = [];

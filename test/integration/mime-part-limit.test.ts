@@ -11,11 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-async function inbox(localPart: string) {
-  const account = await service.account('paid');
-  const email = (await json(await service.createEmail(account.apiKey, { local_part: localPart }))).data;
-  return { ...account, email };
-}
 
 /** A mail of one text part (or `textParts` of them) and `count` small attachments. */
 function withAttachments(to: string, count: number, textParts = 1): string {
@@ -45,7 +40,7 @@ async function listed(apiKey: string, emailId: string) {
 
 describe('a mail with more MIME parts than the parser takes', () => {
   it('is refused for good over SMTP (554 with the reason), never accepted with attachments missing', async () => {
-    const { apiKey, email } = await inbox('too-many-parts');
+    const { apiKey, email } = await service.inbox('too-many-parts');
     const reply = await smtpReply(email.address, withAttachments(email.address, 1500));
     expect(reply.code).toBe(554);
     expect(reply.response).toMatch(/^554 5\.3\.4 Message has more than 1,000 attachments or 2,000 MIME parts/);
@@ -54,7 +49,7 @@ describe('a mail with more MIME parts than the parser takes', () => {
   });
 
   it('refuses a mail past the part limit when most of its parts are not attachments', async () => {
-    const { apiKey, email } = await inbox('parts-mid-attachment');
+    const { apiKey, email } = await service.inbox('parts-mid-attachment');
     // 1,500 inline text parts, then 600 attachments: the parser's part limit (2,000) stops it.
     const reply = await smtpReply(email.address, withAttachments(email.address, 600, 1500));
     expect(reply.code).toBe(554);
@@ -62,7 +57,7 @@ describe('a mail with more MIME parts than the parser takes', () => {
   });
 
   it('takes a mail at the limit whole: all 1,000 attachments listed', async () => {
-    const { apiKey, email } = await inbox('many-parts-fit');
+    const { apiKey, email } = await service.inbox('many-parts-fit');
     expect((await smtpReply(email.address, withAttachments(email.address, 1000))).code).toBe(250);
     const [item] = await listed(apiKey, email.id);
     expect(item.attachment_count).toBe(1000);
@@ -72,7 +67,7 @@ describe('a mail with more MIME parts than the parser takes', () => {
   });
 
   it('in AWS, where SES has accepted the mail already, keeps what was parsed and counts the truncation as a metric', async () => {
-    const { apiKey, email } = await inbox('ses-many-parts');
+    const { apiKey, email } = await service.inbox('ses-many-parts');
     await service.runtime.services.blobs.put(`${sesRawPrefix}ses-many-parts-0001`, Buffer.from(withAttachments(email.address, 1500)));
     const event: SesReceiptEvent = {
       Records: [

@@ -7,6 +7,17 @@ import { contractFetch } from './contract';
 import { memoryLogger } from './memory-logger';
 import { TestClock } from './test-clock';
 
+/** An email as the API answers it (contract: Email). */
+export interface ApiEmail {
+  id: string;
+  address: string;
+  local_part: string;
+  domain: string;
+  status: 'active' | 'expired';
+  created_at: string;
+  expires_at: string;
+}
+
 export interface TestService {
   runtime: LocalRuntime;
   clock: TestClock;
@@ -17,6 +28,11 @@ export interface TestService {
   account(plan?: Plan, env?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
   /** The account's remaining allowance, read from storage (not through the API). */
   remaining(accountId: string): Promise<number>;
+  /** Opens an account (paid unless told) and reserves the address `localPart` for it. */
+  inbox(
+    localPart: string,
+    plan?: Plan,
+  ): Promise<{ accountId: string; apiKey: string; keyId: string; email: ApiEmail }>;
   /** POST /v1/emails with a JSON body and an Idempotency-Key. */
   createEmail(key: string, body: unknown, idempotencyKey?: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -60,6 +76,15 @@ export async function startTestService(
       }),
     account: (plan = 'free', env = 'local') => openAccount({ plan, env }, runtime.services),
     remaining: async (accountId) => (await runtime.services.accounts.get(accountId))!.allowance.remaining,
+    inbox: async (localPart, plan = 'paid') => {
+      const account = await openAccount({ plan, env: 'local' }, runtime.services);
+      const created = await contractFetch(`${runtime.apiUrl}/v1/emails`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': `idem-${randomUUID()}` },
+        body: JSON.stringify({ local_part: localPart }),
+      });
+      return { ...account, email: ((await created.json()) as { data: ApiEmail }).data };
+    },
     createEmail: (key, body, idempotencyKey = `idem-${randomUUID()}`, headers = {}) =>
       contractFetch(`${runtime.apiUrl}/v1/emails`, {
         method: 'POST',
