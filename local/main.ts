@@ -7,10 +7,6 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = readLocalConfig(process.env);
   const runtime = await startLocal(config);
-  console.log(
-    `tempmail ready: api ${runtime.apiUrl} smtp smtp://${config.host}:${runtime.smtpPort} ` +
-      `env ${config.env} domains ${config.domains.join(',')} data ${config.dataDir ?? '(memory)'}`,
-  );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -26,6 +22,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Only now the ready line: whoever reads it may signal at once, and the handlers must be there.
+  console.log(
+    `tempmail ready: api ${runtime.apiUrl} smtp smtp://${config.host}:${runtime.smtpPort} ` +
+      `env ${config.env} domains ${config.domains.join(',')} data ${config.dataDir ?? '(memory)'}`,
+  );
 }
 
 main().catch((error: Error) => {
