@@ -6,7 +6,7 @@ import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queu
 import { messageLifetimeSeconds } from '../lambdas/composition/services';
 import { jsonLogger } from '../lambdas/core/logger';
 import { redriveDeadLetters } from '../lambdas/inbound/redrive-dead-letters';
-import { grantAllowance, openAccount, suspendAccount } from '../lambdas/core/accounts';
+import { grantAllowance, listAccounts, openAccount, suspendAccount } from '../lambdas/core/accounts';
 import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';
 import { addDomain, disableDomain, registeredDomains } from '../lambdas/core/domains';
@@ -56,19 +56,17 @@ const commands: Record<string, Command> = {
     return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
   },
   'account list': async (stores) => {
-    const accounts = await stores.accounts.list();
+    const accounts = await listAccounts(stores);
     return {
-      data: accounts
-        .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.accountId < b.accountId ? -1 : 1))
-        .map((account) => ({
-          account_id: account.accountId,
-          plan: account.plan,
-          status: account.status,
-          env: account.env,
-          created_at: account.createdAt,
-          remaining_requests: account.allowance.remaining,
-          additional_requests: account.allowance.additional,
-        })),
+      data: accounts.map((account) => ({
+        account_id: account.accountId,
+        plan: account.plan,
+        status: account.status,
+        env: account.env,
+        created_at: account.createdAt,
+        remaining_requests: account.allowance.remaining,
+        additional_requests: account.allowance.additional,
+      })),
     };
   },
   'account suspend': async (stores, { values }) => {

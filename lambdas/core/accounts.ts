@@ -1,9 +1,10 @@
 import type { Clock } from './clock';
+import { oldestFirst } from './creation-order';
 import { InvalidRequest, NotFound } from './errors';
 import { environmentPattern, issueApiKey, type IssuedApiKey } from './api-keys';
 import { newId } from './ids';
 import { plans, type Plan } from './plans';
-import type { AccountStore, Allowance, ApiKeyStore, Ledger } from './ports';
+import type { Account, AccountStore, Allowance, ApiKeyStore, Ledger } from './ports';
 
 export interface OpenedAccount extends IssuedApiKey {
   accountId: string;
@@ -53,4 +54,9 @@ export async function grantAllowance(
   const allowance = await deps.ledger.grant(accountId, requests);
   if (!allowance) throw new NotFound();
   return allowance;
+}
+
+/** Every account, oldest first (operator CLI `account list`): a full read, for the operator only. */
+export async function listAccounts(deps: { accounts: AccountStore }): Promise<Account[]> {
+  return (await deps.accounts.list()).sort(oldestFirst((account) => account.accountId));
 }

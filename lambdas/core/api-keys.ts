@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from './clock';
 import { InvalidRequest, NotFound } from './errors';
 import { newId } from './ids';
+import { oldestFirst } from './creation-order';
 import type { AccountStore, ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from './ports';
 
 /** Environment names a key can be bound to: `local`, `staging`, `prod`… */
@@ -94,7 +95,7 @@ export async function listApiKeys(accountId: string, deps: { accounts: AccountSt
   if (!(await deps.accounts.get(accountId))) throw new NotFound();
   const records = await deps.keys.listByAccount(accountId);
   return records
-    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.keyId < b.keyId ? -1 : 1))
+    .sort(oldestFirst((record) => record.keyId))
     .map((record) => ({
       key_id: record.keyId,
       account_id: record.accountId,

@@ -1,3 +1,4 @@
+import { newestFirst } from './creation-order';
 import { issueApiKey } from './api-keys';
 import type { Clock } from './clock';
 import { InvalidRequest, NotFound, RateLimited } from './errors';
@@ -29,7 +30,7 @@ export async function listKeys(account: Account, deps: Pick<ConsoleKeyDeps, 'key
   const records = await deps.keys.listByAccount(account.accountId);
   return records
     .filter((record) => record.accountId === account.accountId)
-    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+    .sort(newestFirst((record) => record.keyId))
     .map((record) => keyView(record, account));
 }
 

@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { openAccount } from '../../lambdas/core/accounts';
+import type { EmailResource } from '../../lambdas/core/emails';
 import type { Plan } from '../../lambdas/core/plans';
 import type { LocalConfig } from '../../local/config';
 import { startLocal, type LocalOverrides, type LocalRuntime } from '../../local/start-local';
 import { contractFetch } from './contract';
 import { memoryLogger } from './memory-logger';
 import { TestClock } from './test-clock';
-
-/** An email as the API answers it (contract: Email). */
-export interface ApiEmail {
-  id: string;
-  address: string;
-  local_part: string;
-  domain: string;
-  status: 'active' | 'expired';
-  created_at: string;
-  expires_at: string;
-}
 
 export interface TestService {
   runtime: LocalRuntime;
@@ -32,7 +22,7 @@ export interface TestService {
   inbox(
     localPart: string,
     plan?: Plan,
-  ): Promise<{ accountId: string; apiKey: string; keyId: string; email: ApiEmail }>;
+  ): Promise<{ accountId: string; apiKey: string; keyId: string; email: EmailResource }>;
   /** POST /v1/emails with a JSON body and an Idempotency-Key. */
   createEmail(key: string, body: unknown, idempotencyKey?: string, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
@@ -83,7 +73,7 @@ export async function startTestService(
         headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': `idem-${randomUUID()}` },
         body: JSON.stringify({ local_part: localPart }),
       });
-      return { ...account, email: ((await created.json()) as { data: ApiEmail }).data };
+      return { ...account, email: ((await created.json()) as { data: EmailResource }).data };
     },
     createEmail: (key, body, idempotencyKey = `idem-${randomUUID()}`, headers = {}) =>
       contractFetch(`${runtime.apiUrl}/v1/emails`, {
