@@ -1,18 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { MailRenderer, mailAndReadBack, renderAllWays } from '../support/browser-proof';
 import { launchChromium } from '../support/chromium';
 import { startTestService, type TestService } from '../support/local-service';
+import { loadXssCorpus } from '../support/xss-corpus';
 
-/**
- * The DOMPurify payload corpus, read where it lives (beside the project, never copied into it).
- * When it is absent outside CI, jest.config.js leaves this suite out and says so; here its
- * absence fails.
- */
-const corpusFile = path.join(__dirname, '..', '..', '..', 'shared', 'corpus', 'xss', 'dompurify-payloads.json');
-if (!existsSync(corpusFile)) throw new Error(`XSS corpus not found at ${corpusFile}: it is expected beside the project, at ../shared/corpus/xss`);
-const corpus = JSON.parse(readFileSync(corpusFile, 'utf8')) as { id: string; payload: string }[];
+const corpus = loadXssCorpus();
 
 let service: TestService;
 let browser: Browser;
