@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { runScriptForJson } from './support/run-script';
 
 export interface Throughput {
   requestsPerSecond: number;
@@ -81,17 +82,7 @@ export interface FloorArgs {
 
 /** The storage floor, measured in a child process of its own (`bench/storage-floor.ts`). */
 export async function storageFloor(args: FloorArgs): Promise<Throughput> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/storage-floor.ts', JSON.stringify(args)], {
-    cwd: projectRoot,
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number];
-  if (code !== 0) throw new Error(`storage floor failed: ${stderr}`);
-  return { ...(JSON.parse(stdout) as Omit<Throughput, 'unexpected'>), unexpected: 0 };
+  return { ...((await runScriptForJson('bench/storage-floor.ts', [JSON.stringify(args)])) as Omit<Throughput, 'unexpected'>), unexpected: 0 };
 }
 
 /** The bare `node:http` reference in its own process; resolves its URL and a stop function. */

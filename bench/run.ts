@@ -5,8 +5,6 @@
  *
  *   npm run bench                 # BENCH_ROUNDS (default 3) rounds of everything
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -14,13 +12,13 @@ import { loadCreate, loadUrl, startBareHttp, storageFloor, type Throughput } fro
 import { measureCallBudget } from './call-budget';
 import { measureIngestRound, type IngestRound } from './ingest-rate';
 import { largeAttachmentCorpus, newsletterCorpus, signupCorpus, type Corpus } from './support/mail-corpus';
+import { runScriptForJson } from './support/run-script';
 import { formatSpread, spread, type Spread } from './support/stats';
 import { startMailDev, startOurService, type IngestTarget, type OurService } from './support/targets';
 import { createTransport } from 'nodemailer';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3) || 3;
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 3) || 3;
-const projectRoot = join(__dirname, '..');
 
 const ingestCases: { corpus: () => Corpus; connections: number }[] = [
   { corpus: () => signupCorpus(300), connections: 8 },
@@ -154,18 +152,6 @@ async function benchCreate(ours: OurService) {
   return results;
 }
 
-/** Runs another bench script in a fresh process and reads its one JSON line. */
-async function runJsonScript(script: string, args: string[]): Promise<any> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args, '--json'], { cwd: projectRoot });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number];
-  if (code !== 0) throw new Error(`${script} failed: ${stderr}`);
-  return JSON.parse(stdout.trim().split('\n').pop()!);
-}
-
 function printTable(results: any): void {
   const lines: string[] = [];
   lines.push(`tempmail bench: ${results.machine.cpus} cores, Node ${results.machine.node}, ${rounds} interleaved rounds; median (min–max)`);
@@ -224,8 +210,8 @@ async function main(): Promise<void> {
     await ours.stop();
   }
   results.callBudget = await measureCallBudget();
-  results.bundles = await runJsonScript('bench/bundle-report.ts', ['5']);
-  results.ingestMemory = await runJsonScript('bench/ingest-peak-rss.ts', ['3']);
+  results.bundles = await runScriptForJson('bench/bundle-report.ts', ['5', '--json']);
+  results.ingestMemory = await runScriptForJson('bench/ingest-peak-rss.ts', ['3', '--json']);
   results.seconds = (Date.now() - started) / 1000;
   writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);

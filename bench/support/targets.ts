@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runScriptForJson } from './run-script';
 
 const projectRoot = join(__dirname, '..', '..');
 
@@ -68,16 +69,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function runAdmin(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/admin.ts', ...args], { cwd: projectRoot, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(stdout) as Record<string, unknown>) : reject(new Error(stderr)))),
-  );
-}
+/** The operator CLI, answering one JSON object. */
+const runAdmin = (args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> => runScriptForJson('cli/admin.ts', args, env);
 
 /**
  * Starts our service the way `npm start` does (its entry, on disk, default log level), with the

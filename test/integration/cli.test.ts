@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runProcess } from '../support/run-process';
 import { sendMail } from '../support/smtp-client';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 
@@ -24,22 +23,9 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Starts `tempmail …`; the result comes when it exits. */
-function tempmail(args: string[], extraEnv: Record<string, string | undefined> = {}): { done: Promise<Run> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], { env: { ...process.env, ...env, ...extraEnv } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  return { done: once(child, 'exit').then(([code]) => ({ code: code as number, stdout, stderr })) };
-}
-const run = (args: string[], extraEnv?: Record<string, string | undefined>) => tempmail(args, extraEnv).done;
+/** Runs `tempmail …` to its end. */
+const run = (args: string[], extraEnv: Record<string, string | undefined> = {}) =>
+  runProcess(process.execPath, ['--import', 'tsx', cliPath, ...args], { env: { ...process.env, ...env, ...extraEnv } });
 
 describe('the tempmail CLI against npm start', () => {
   let emailId: string;
@@ -62,7 +48,7 @@ describe('the tempmail CLI against npm start', () => {
   });
 
   it('messages wait --extract code prints only the code once the mail arrives, exit 0', async () => {
-    const waiting = tempmail(['messages', 'wait', emailId, '--timeout', '30s', '--subject', 'verify', '--extract', 'code']);
+    const waiting = run(['messages', 'wait', emailId, '--timeout', '30s', '--subject', 'verify', '--extract', 'code']);
     await sendMail(service.smtpPort, { from: 'Acme <no-reply@acme.example>', to: address, subject: 'Newsletter', text: 'Order 20931845' });
     await sendMail(service.smtpPort, {
       from: 'Acme <no-reply@acme.example>',
@@ -70,7 +56,7 @@ describe('the tempmail CLI against npm start', () => {
       subject: 'Verify your email',
       html: '<p>Your verification code:</p><p><b>482913</b></p><p><a href="https://acme.example/verify?t=1&amp;u=2">Verify</a></p>',
     });
-    const result = await waiting.done;
+    const result = await waiting;
     expect(result).toEqual({ code: 0, stdout: '482913\n', stderr: '' }); // no spinner: stderr is not a terminal
 
     const link = await run(['messages', 'wait', emailId, '--timeout', '5s', '--subject', 'verify', '--extract', 'link']);
@@ -118,10 +104,7 @@ describe('the tempmail CLI against npm start', () => {
   it('shows a spinner with the elapsed time on stderr when stderr is a terminal', async () => {
     // `script` gives the CLI a pseudo-terminal, as a person's shell does.
     const command = [process.execPath, '--import', 'tsx', cliPath, 'messages', 'wait', emailId, '--timeout', '1500ms', '--subject', 'never sent'].join(' ');
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } });
-    let terminal = '';
-    child.stdout.on('data', (chunk) => (terminal += chunk));
-    const [code] = await once(child, 'exit');
+    const { code, stdout: terminal } = await runProcess('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } });
     expect(code).toBe(2);
     expect(terminal).toMatch(/\r\S waiting for mail… 1s/);
   });

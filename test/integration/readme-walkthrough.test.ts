@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readmeBlock } from '../support/readme';
+import { runProcess } from '../support/run-process';
 import { spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 
 /**
@@ -25,17 +24,11 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function walkThrough() {
-  const child = spawn('bash', ['-euo', 'pipefail', '-c', readmeBlock('<!-- walk-through')], {
+function walkThrough() {
+  return runProcess('bash', ['-euo', 'pipefail', '-c', readmeBlock('<!-- walk-through')], {
     cwd: projectRoot,
     env: { ...process.env, TEMPMAIL_BASE_URL: service.apiUrl, SMTP_PORT: String(service.smtpPort), DATA_DIR: dataDir },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
-  return { code: code as number, stdout, stderr };
 }
 
 describe('the README walk-through', () => {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { runProcess } from './run-process';
 
 const projectRoot = `${__dirname}/../..`;
 
@@ -81,12 +82,6 @@ export async function spawnNpmStart(env: Record<string, string>, readyWithinMs =
 }
 
 /** Runs the operator CLI as `npm run --silent admin -- …` does, and returns its output and status. */
-export async function runAdminCommand(args: string[], env: Record<string, string>) {
-  const child = spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
-  return { code: code as number, stdout, stderr };
+export function runAdminCommand(args: string[], env: Record<string, string>) {
+  return runProcess('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: projectRoot, env: { ...process.env, ...env } });
 }
