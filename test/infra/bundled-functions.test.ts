@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +8,7 @@ import { build } from 'esbuild';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { bundleSettings } from '../../lib/bundle-settings';
 import { startTestService, type TestService } from '../support/local-service';
+import { runProcess } from '../support/run-process';
 
 const projectRoot = join(__dirname, '..', '..');
 let service: TestService;
@@ -60,7 +60,7 @@ async function invoke(authorizer: string, route: string, key: string, path: stri
   `;
   const tables = localTableNames();
   // Asynchronous: dynalite answers from this very process, so it must not be blocked.
-  const child = spawn(process.execPath, ['-e', script], {
+  const { stdout, stderr } = await runProcess(process.execPath, ['-e', script], {
     env: {
       PATH: process.env.PATH,
       AWS_REGION: 'us-east-1',
@@ -75,11 +75,6 @@ async function invoke(authorizer: string, route: string, key: string, path: stri
       ...Object.fromEntries(tableKeys.map((k) => [tableEnvironmentName(k), tables[k]])),
     },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  await once(child, 'close');
   return { stdout, stderr };
 }
 
