@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { consoleContentSecurityPolicy } from '../console/security-headers';
+import type { Clock } from '../lambdas/core/clock';
 import { localConsoleClientId, startLocalOidcIssuer, type LocalOidcIssuer } from './local-oidc-issuer';
 
 const consoleRoot = join(__dirname, '..', 'console');
@@ -33,11 +34,16 @@ interface StaticFile {
  * `/console/` with the same security headers as in AWS, its `config.json` (issuer, client id),
  * and, unless another issuer is configured, the local OpenID Connect issuer under `/oidc`.
  */
-export async function startConsoleFront(options: { origin: string; issuer?: ConsoleIssuer }): Promise<ConsoleFront> {
+export async function startConsoleFront(options: { origin: string; clock: Clock; issuer?: ConsoleIssuer }): Promise<ConsoleFront> {
   // The local issuer starts at its first request: a runtime whose console nobody opens never loads it.
   let local: Promise<LocalOidcIssuer> | undefined;
   const localIssuer = () =>
-    (local ??= startLocalOidcIssuer({ origin: options.origin, mountPath: issuerMountPath, consoleUrl: `${options.origin}${consolePath}` }));
+    (local ??= startLocalOidcIssuer({
+      origin: options.origin,
+      mountPath: issuerMountPath,
+      consoleUrl: `${options.origin}${consolePath}`,
+      clock: options.clock,
+    }));
   const oidc = options.issuer ?? { issuer: `${options.origin}${issuerMountPath}`, clientId: localConsoleClientId };
   const files = await consoleFiles(oidc);
   const headers = consoleHeaders(new URL(oidc.issuer).origin, options.origin);

@@ -1,5 +1,7 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import type { Clock } from '../lambdas/core/clock';
 
 /** The console's client id at the local issuer (and the default a self-hoster replaces). */
 export const localConsoleClientId = 'tempmail-console';
@@ -7,12 +9,18 @@ export const localConsoleClientId = 'tempmail-console';
 /** The parts of `oidc-provider` this module uses. */
 interface OidcProvider {
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
+  use(middleware: (ctx: IssuerContext, next: () => Promise<void>) => Promise<void>): void;
   interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string } }>;
   interactionFinished(req: IncomingMessage, res: ServerResponse, result: object, options?: object): Promise<void>;
   Grant: new (properties: { clientId: string; accountId: string }) => {
     addOIDCScope(scope: string): void;
     save(): Promise<string>;
   } & { constructor: { find(id: string): Promise<unknown> } };
+}
+/** The part of a request's Koa context that the token stamping reads and writes. */
+interface IssuerContext {
+  oidc?: { route?: string };
+  body?: unknown;
 }
 type ProviderClass = new (issuer: string, configuration: object) => OidcProvider & { proxy?: boolean };
 
@@ -30,7 +38,13 @@ export interface LocalOidcIssuer {
  * sign-in page is marked as local: anyone may sign in (or up) with any email address and no
  * password, so it never belongs in front of real users. The console speaks to it as to any issuer.
  */
-export async function startLocalOidcIssuer(options: { origin: string; mountPath: string; consoleUrl: string }): Promise<LocalOidcIssuer> {
+export async function startLocalOidcIssuer(options: {
+  origin: string;
+  mountPath: string;
+  consoleUrl: string;
+  /** The service's clock: the ID tokens' `iat` and `exp` are read from it, as the verifier reads them. */
+  clock: Clock;
+}): Promise<LocalOidcIssuer> {
   const issuer = `${options.origin}${options.mountPath}`;
   const { Provider } = loadOidcProvider();
   const emails = new Map<string, string>();
@@ -74,6 +88,13 @@ export async function startLocalOidcIssuer(options: { origin: string; mountPath:
       ctx.body = page('Sign-in failed', `<p>${escapeHtml(out.error)}: ${escapeHtml(out.error_description ?? '')}</p>`);
     },
   });
+  provider.use(async (ctx, next) => {
+    await next();
+    const body = ctx.body as { id_token?: unknown } | undefined;
+    if (ctx.oidc?.route === 'token' && typeof body?.id_token === 'string') {
+      body.id_token = await stampOnClock(body.id_token, options.clock, privateKey);
+    }
+  });
   const callback = provider.callback();
   const interactionPath = new RegExp(`^${options.mountPath}/interaction/([A-Za-z0-9_-]+)(/login)?$`);
 
@@ -94,6 +115,25 @@ export async function startLocalOidcIssuer(options: { origin: string; mountPath:
       return true;
     },
   };
+}
+
+/**
+ * oidc-provider stamps its tokens from the machine's clock and offers no clock of its own; the
+ * verifier reads the service's injected clock. So the ID token it issued is signed again with the
+ * same key, its time claims moved by the difference between the two clocks: one notion of time in
+ * the process, and a test that moves the service's clock moves the token's age with it. Sessions
+ * and cookies stay on the machine's clock, which the browser that keeps them shares.
+ */
+async function stampOnClock(idToken: string, clock: Clock, key: KeyObject): Promise<string> {
+  const claims = decodeJwt(idToken);
+  const header = decodeProtectedHeader(idToken);
+  const shift = Math.floor(clock.now().getTime() / 1000) - (claims.iat ?? 0);
+  if (shift === 0) return idToken;
+  const moved: Record<string, unknown> = { ...claims };
+  for (const name of ['iat', 'exp', 'nbf', 'auth_time']) {
+    if (typeof moved[name] === 'number') moved[name] = (moved[name] as number) + shift;
+  }
+  return new SignJWT(moved).setProtectedHeader({ ...header, alg: header.alg ?? 'RS256' }).sign(key);
 }
 
 /**

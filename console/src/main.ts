@@ -44,8 +44,12 @@ interface Message extends MessageItem {
   attachments: { id: string; filename: string; size_bytes: number; download_path: string }[];
 }
 
-/** Everything secret lives here, in memory only: never in storage, never in a URL. */
-const session: { token?: string; key?: string } = {};
+/**
+ * Everything secret lives here, in memory only: never in storage, never in a URL. The session ends
+ * when the token's lifetime (`exp` − `iat`) has passed since the page received it, on the page's
+ * monotonic clock: a computer whose wall clock is wrong neither ends it at once nor keeps it on.
+ */
+const session: { token?: string; key?: string; endsAt?: number } = {};
 let config: ConsoleConfig;
 
 const costNote = (text: string) => h('p', { class: 'cost' }, text);
@@ -60,6 +64,10 @@ async function boot(): Promise<void> {
   window.addEventListener('hashchange', () => void route());
   try {
     session.token = await completeSignIn(config);
+    if (session.token) {
+      const { iat, exp } = claims(session.token);
+      session.endsAt = performance.now() + (Number(exp) - Number(iat)) * 1000;
+    }
   } catch (error) {
     return signInScreen((error as Error).message);
   }
@@ -83,7 +91,7 @@ function signInScreen(problem?: string): void {
 
 async function route(): Promise<void> {
   if (!session.token) return signInScreen();
-  if (Number(claims(session.token).exp) * 1000 < Date.now()) return signInScreen('Your session ended. Sign in again.');
+  if (!(performance.now() < (session.endsAt ?? 0))) return signInScreen('Your session ended. Sign in again.');
   try {
     const [view, id] = location.hash.slice(1).split('/');
     if (view === 'keys') return await keysScreen();
