@@ -6,7 +6,7 @@ import { TempmailError, WaitTimeoutError } from './errors';
 import { extractCode, extractLink } from './extract';
 import type { FileBody, Message, MessageListItem } from './types';
 
-/** Exit statuses: documented in the README and in `tempmail --help`. */
+/** Exit statuses: documented in docs/end-to-end-testing.md and in `tempmail --help`. */
 export const exitCodes = { ok: 0, error: 1, timedOut: 2 } as const;
 
 const help = `tempmail: the tempmail API from the command line

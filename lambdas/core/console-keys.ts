@@ -36,7 +36,7 @@ export async function listKeys(account: Account, deps: Pick<ConsoleKeyDeps, 'key
 
 /**
  * Creates a key for the account with the customer's label. The clear key is in this answer and
- * nowhere else: only its SHA-256 is stored (contract: Authentication 7; README: keys).
+ * nowhere else: only its SHA-256 is stored (contract: Authentication 7; docs/console.md: keys).
  */
 export async function createKey(
   account: Account,

@@ -8,7 +8,7 @@ import { launchChromium } from '../support/chromium';
 import { startTestService, type TestService } from '../support/local-service';
 import { sendMail } from '../support/smtp-client';
 
-/** Where the README's screenshot of the console is written. */
+/** Where the screenshot of docs/console.md is written. */
 const screenshotPath = join(__dirname, '..', '..', 'docs', 'console.png');
 
 let service: TestService;

@@ -9,8 +9,8 @@ import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/
 
 /**
  * What a user installs is what is tested: the client package is built and packed with `npm pack`,
- * the tarball is installed (offline) into a fresh project, and the README's two end-to-end
- * examples run there against `npm start`: the SDK one with `node --test`, the Playwright-fixture
+ * the tarball is installed (offline) into a fresh project, and the README's first test and the
+ * Playwright example of docs/end-to-end-testing.md run there against `npm start`: the SDK one with `node --test`, the Playwright-fixture
  * one with `npx playwright test` (Debian's Chromium; no browser download). `@playwright/test` and
  * nodemailer, the user's own dev dependencies, are linked from this project's node_modules.
  */
@@ -56,7 +56,7 @@ beforeAll(async () => {
   await symlink('../@playwright/test/cli.js', join(app, 'node_modules', '.bin', 'playwright'));
 
   await writeFile(join(app, 'signup.test.mjs'), readmeBlock('<!-- e2e-example: signup.test.mjs'));
-  await writeFile(join(app, 'signup.spec.ts'), readmeBlock('<!-- e2e-example: signup.spec.ts'));
+  await writeFile(join(app, 'signup.spec.ts'), readmeBlock('<!-- e2e-example: signup.spec.ts', 'docs/end-to-end-testing.md'));
   await writeFile(
     join(app, 'playwright.config.ts'),
     `import { defineConfig } from '@playwright/test';
@@ -95,7 +95,7 @@ describe('the packed client package, installed into a fresh project', () => {
     expect(result.code).toBe(0);
   }, 60_000);
 
-  it("runs the README's Playwright-fixture example with npx playwright test", async () => {
+  it("runs the Playwright-fixture example of docs/end-to-end-testing.md with npx playwright test", async () => {
     const result = await run('npx', ['playwright', 'test'], app);
     expect(result.output).toMatch(/1 passed/);
     expect(result.code).toBe(0);

@@ -6,7 +6,7 @@ import { runProcess } from '../support/run-process';
 import { spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 
 /**
- * The README's "Try it" walk-through, taken from README.md and run verbatim under
+ * The HTTP API walk-through, taken from docs/http-api.md and run verbatim under
  * `bash -euo pipefail` against `npm start` on ports other than the defaults, twice on the same
  * data (a newcomer runs it again).
  */
@@ -25,13 +25,13 @@ afterAll(async () => {
 });
 
 function walkThrough() {
-  return runProcess('bash', ['-euo', 'pipefail', '-c', readmeBlock('<!-- walk-through')], {
+  return runProcess('bash', ['-euo', 'pipefail', '-c', readmeBlock('<!-- walk-through', 'docs/http-api.md')], {
     cwd: projectRoot,
     env: { ...process.env, TEMPMAIL_BASE_URL: service.apiUrl, SMTP_PORT: String(service.smtpPort), DATA_DIR: dataDir },
   });
 }
 
-describe('the README walk-through', () => {
+describe('the HTTP API walk-through (docs/http-api.md)', () => {
   it('runs verbatim on non-default ports, each JSON answer on its own line, twice on the same data', async () => {
     expect(service.apiUrl).not.toMatch(/:3000$/);
     expect(service.smtpPort).not.toBe(2525);
