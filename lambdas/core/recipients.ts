@@ -41,11 +41,15 @@ export async function activeRecipients(addresses: readonly string[], deps: Recip
 /**
  * The distinct emails among those a caller resolved moments before (the SMTP intake, at RCPT TO)
  * that may still receive now. An address maps to its email for good, so only the reservation's
- * end can have changed since: checked against the clock, with no second lookup.
+ * end and its domain's switch can have changed since: the reservation is checked against the
+ * clock, and each domain is read once more (an operator may have disabled it in between).
  */
-export function stillActive(emails: readonly EmailRecord[], clock: Clock): EmailRecord[] {
-  const now = clock.now();
-  const byId = new Map<string, EmailRecord>();
-  for (const email of emails) if (isActive(email, now)) byId.set(email.emailId, email);
-  return [...byId.values()];
+export async function stillActive(emails: readonly EmailRecord[], deps: Pick<RecipientDeps, 'domains' | 'clock'>): Promise<EmailRecord[]> {
+  const now = deps.clock.now();
+  const current = [...new Map(emails.filter((email) => isActive(email, now)).map((email) => [email.emailId, email])).values()];
+  const domains = [...new Set(current.map((email) => email.domain))];
+  const receiving = new Set(
+    (await Promise.all(domains.map((name) => deps.domains.get(name)))).filter((domain) => domain?.receiveEnabled).map((domain) => domain!.domain),
+  );
+  return current.filter((email) => receiving.has(email.domain));
 }

@@ -58,7 +58,7 @@ export const inlineAttachmentsMaxBytes = 32 * 1024;
  * which a repeated delivery finds by their derived ids rather than writing twice.
  */
 export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<{ messageIds: string[] }> {
-  const targets = mail.knownRecipients ? stillActive(mail.knownRecipients, deps.clock) : await activeRecipients(mail.recipients, deps);
+  const targets = mail.knownRecipients ? await stillActive(mail.knownRecipients, deps) : await activeRecipients(mail.recipients, deps);
   if (targets.length === 0) return { messageIds: [] };
 
   const stored = await deps.blobs.get(mail.rawKey);

@@ -1,9 +1,7 @@
-import { connect } from 'node:net';
-import { createInterface } from 'node:readline';
 import { startTestService, type TestService } from '../support/local-service';
 import { dynamoDbCalls } from '../support/dynamodb-calls';
 import { json } from '../support/json';
-import { sendMail } from '../support/smtp-client';
+import { sendMail, smtpDialogue } from '../support/smtp-client';
 
 let service: TestService;
 const calls = dynamoDbCalls();
@@ -41,25 +39,16 @@ describe('the call budget of an authenticated read (DESIGN: request flow 6)', ()
 });
 
 describe('the call budget of a received mail over SMTP', () => {
-  it('looks each recipient up once, at RCPT TO, and writes one message item: 4 calls for one address', async () => {
+  it('looks each recipient up at RCPT TO, reads its domain again at the end of DATA, and writes one message item: 5 calls for one address', async () => {
     const address = (await json(await service.createEmail(apiKey, { local_part: 'call-budget-mail' }))).data.address;
     calls.take();
     await sendMail(service.runtime.smtpPort, { from: 'shop@example.org', to: address, subject: 'budget', text: 'hello' });
-    expect(calls.take()).toEqual({ GetItemCommand: 3, PutItemCommand: 1 });
+    expect(calls.take()).toEqual({ GetItemCommand: 4, PutItemCommand: 1 });
   });
 
   it('delivers nothing to an address whose reservation ended between RCPT TO and the end of DATA', async () => {
     const email = (await json(await service.createEmail(apiKey, { local_part: 'call-budget-late' }))).data;
-    const socket = connect(service.runtime.smtpPort, '127.0.0.1');
-    const replies = createInterface({ input: socket })[Symbol.asyncIterator]();
-    /** Sends one command (or none) and reads the reply, skipping continuation lines. */
-    const say = async (line?: string) => {
-      if (line !== undefined) socket.write(`${line}\r\n`);
-      for (;;) {
-        const reply = String((await replies.next()).value);
-        if (reply[3] !== '-') return reply;
-      }
-    };
+    const { say, close } = smtpDialogue(service.runtime.smtpPort);
     expect(await say()).toMatch(/^220/);
     expect(await say('EHLO test.example')).toMatch(/^250/);
     expect(await say('MAIL FROM:<shop@example.org>')).toMatch(/^250/);
@@ -71,7 +60,7 @@ describe('the call budget of a received mail over SMTP', () => {
       expect(await say('Subject: late\r\n\r\ntoo late\r\n.')).toMatch(/^250/);
       await say('QUIT');
     } finally {
-      socket.destroy();
+      close();
       service.clock.advance(-31 * 24 * 60 * 60 * 1000);
     }
     const listing = await json(await service.request(`/v1/emails/${email.id}/messages`, { key: apiKey }));

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { addDomain, disableDomain } from '../../lambdas/core/domains';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
+import { createSesParser } from '../../lambdas/inbound/ses-parser';
+import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
-import { refusalCode, sendMail, sendRaw } from '../support/smtp-client';
+import { refusalCode, sendMail, sendRaw, smtpDialogue } from '../support/smtp-client';
 
 let service: TestService;
 let failBlobPuts = 0;
@@ -158,6 +161,40 @@ describe('receiving mail over SMTP', () => {
     expect(await send('someone@example.net')).toBe(550);
     service.clock.advance(Date.parse(email.expires_at) - service.clock.now().getTime());
     expect(await send('soon-expired@tempmail.localhost')).toBe(550);
+  });
+
+  it('delivers nothing to an address whose domain was disabled between RCPT TO and the end of DATA', async () => {
+    await addDomain('zz-closing.test', service.runtime.services);
+    const { apiKey } = await service.account('paid');
+    const created = await json(await service.createEmail(apiKey, { local_part: 'closing', domain: 'zz-closing.test' }));
+    expect(created.data.address).toBe('closing@zz-closing.test');
+    const { apiKey: openKey, email: open } = await service.inbox('still-open');
+    const { say, close } = smtpDialogue(smtp());
+    try {
+      expect(await say()).toMatch(/^220/);
+      expect(await say('EHLO test.example')).toMatch(/^250/);
+      expect(await say('MAIL FROM:<shop@example.org>')).toMatch(/^250/);
+      expect(await say(`RCPT TO:<${created.data.address}>`)).toMatch(/^250/);
+      expect(await say(`RCPT TO:<${open.address}>`)).toMatch(/^250/);
+      // The operator turns the domain off while the mail is on its way.
+      await disableDomain('zz-closing.test', service.runtime.services);
+      expect(await say('DATA')).toMatch(/^354/);
+      expect(await say('Subject: after the switch\r\n\r\ntoo late\r\n.')).toMatch(/^250/);
+      await say('QUIT');
+    } finally {
+      close();
+    }
+    expect((await messagesOf(apiKey, created.data.id)).data).toEqual([]);
+    // The other recipient of the same transaction, on an open domain, still gets it.
+    expect((await messagesOf(openKey, open.id)).data.map((item: { subject: string }) => item.subject)).toEqual(['after the switch']);
+
+    // In AWS the SES parser runs after the recipient filter: a domain disabled in between is held the same way.
+    await service.runtime.services.blobs.put(`${sesRawPrefix}closing-0001`, Buffer.from('Subject: via SES\r\n\r\nlate\r\n'));
+    const { messageIds } = await createSesParser(() => service.runtime.services)({
+      Records: [{ ses: { mail: { messageId: 'closing-0001', timestamp: service.clock.now().toISOString() }, receipt: { recipients: [created.data.address] } } }],
+    });
+    expect(messageIds).toEqual([]);
+    expect((await messagesOf(apiKey, created.data.id)).data).toEqual([]);
   });
 
   it('answers 451 when the raw message cannot be stored, and the retry delivers it once', async () => {

@@ -1,3 +1,5 @@
+import { connect } from 'node:net';
+import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 
@@ -24,4 +26,24 @@ export async function refusalCode(sending: Promise<unknown>): Promise<number | u
   } catch (error) {
     return (error as { responseCode?: number }).responseCode;
   }
+}
+
+/**
+ * One SMTP session spoken line by line, for tests that act between two commands of a
+ * transaction: `say(line)` sends a command (or nothing, for the greeting) and resolves with its
+ * final reply line.
+ */
+export function smtpDialogue(port: number): { say(line?: string): Promise<string>; close(): void } {
+  const socket = connect(port, '127.0.0.1');
+  const replies = createInterface({ input: socket })[Symbol.asyncIterator]();
+  return {
+    async say(line) {
+      if (line !== undefined) socket.write(`${line}\r\n`);
+      for (;;) {
+        const reply = String((await replies.next()).value);
+        if (reply[3] !== '-') return reply;
+      }
+    },
+    close: () => socket.destroy(),
+  };
 }
