@@ -239,6 +239,16 @@ describe('console API: keys', () => {
   });
 });
 
+describe('console API: key changes at the same moment', () => {
+  it('answers 201 to each of 5 concurrent key creates on a fresh account: those that lose the race to open the hour are counted in it', async () => {
+    const token = await newPerson();
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => consoleCall('/keys', token, { method: 'POST', body: { label: `parallel ${i}` } })));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201]);
+    const listed = await data<{ label: string }[]>(await consoleCall('/keys', token));
+    expect(listed.map((key) => key.label).sort()).toEqual(['parallel 0', 'parallel 1', 'parallel 2', 'parallel 3', 'parallel 4']);
+  });
+});
+
 describe('console API: inboxes', () => {
   it("lists the account's inboxes newest first, paged with signed cursors, and none of another account's", async () => {
     const token = await newPerson();

@@ -28,6 +28,11 @@ const lastUsedPrefix = 'used_';
 
 /** An admission that lost a race (a window change, a refund) is tried again this many times. */
 const reserveAttempts = 5;
+/**
+ * Rounds of count-then-open for a key change. The second round counts in the window a
+ * concurrent request opened; a third covers a window that turned over in between.
+ */
+const keyChangeAttempts = 3;
 
 /**
  * Accounts and their allowance on one DynamoDB item each. Every allowance change is a single
@@ -94,32 +99,47 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
     return item !== undefined;
   }
 
+  /**
+   * Counts in the current window while it holds fewer than the limit; a window that is absent or
+   * older is opened at one. A request that loses the race to open it (another request opened the
+   * same window first) counts in that window instead, so only a full window refuses.
+   */
   async admitKeyChange(accountId: string, window: { id: number; limit: number }): Promise<boolean> {
-    const values = { ':one': 1, ':w': window.id, ':limit': window.limit };
-    const same = await conditionally(() =>
+    for (let attempt = 0; attempt < keyChangeAttempts; attempt++) {
+      if (await this.countKeyChange(accountId, window)) return true;
+      if (await this.openKeyChangeWindow(accountId, window.id)) return true;
+    }
+    return false;
+  }
+
+  private async countKeyChange(accountId: string, window: { id: number; limit: number }): Promise<boolean> {
+    const counted = await conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { account_id: accountId },
           UpdateExpression: 'SET key_win_count = key_win_count + :one',
           ConditionExpression: 'attribute_exists(account_id) AND key_win = :w AND key_win_count < :limit',
-          ExpressionAttributeValues: values,
+          ExpressionAttributeValues: { ':one': 1, ':w': window.id, ':limit': window.limit },
         }),
       ),
     );
-    if (same) return true;
-    const fresh = await conditionally(() =>
+    return counted !== undefined;
+  }
+
+  private async openKeyChangeWindow(accountId: string, windowId: number): Promise<boolean> {
+    const opened = await conditionally(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { account_id: accountId },
           UpdateExpression: 'SET key_win = :w, key_win_count = :one',
           ConditionExpression: 'attribute_exists(account_id) AND (attribute_not_exists(key_win) OR key_win < :w)',
-          ExpressionAttributeValues: { ':one': 1, ':w': window.id },
+          ExpressionAttributeValues: { ':one': 1, ':w': windowId },
         }),
       ),
     );
-    return fresh !== undefined;
+    return opened !== undefined;
   }
 
   /**

@@ -53,6 +53,21 @@ describe('DynamoDbAccountStore key-change window', () => {
     expect(await store.admitKeyChange('acc_1', { id: 8, limit: 20 })).toBe(false);
   });
 
+  it('counts in the window a concurrent request opened when it loses the race to open it', async () => {
+    // Counting fails (no window yet), opening fails (another request opened it), counting again succeeds.
+    dynamo.on(UpdateCommand).rejectsOnce(conditionFailed()).rejectsOnce(conditionFailed()).resolves({});
+    expect(await store.admitKeyChange('acc_1', { id: 8, limit: 20 })).toBe(true);
+    expect(dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input.UpdateExpression)).toEqual([
+      'SET key_win_count = key_win_count + :one',
+      'SET key_win = :w, key_win_count = :one',
+      'SET key_win_count = key_win_count + :one',
+    ]);
+    // Every count is conditional on the limit, so a full window refuses after its bounded rounds.
+    for (const call of dynamo.commandCalls(UpdateCommand).filter((c) => c.args[0].input.UpdateExpression!.includes('+'))) {
+      expect(call.args[0].input.ConditionExpression).toContain('key_win_count < :limit');
+    }
+  });
+
   it("records the key's last use in the admission's own write", async () => {
     const item = { account_id: 'acc_1', plan: 'free', status: 'active', env: 'local', created_at: 'x', allowance_base: 100, allowance_additional: 0, allowance_remaining: 9, win: 5, win_count: 1, win_keys: {}, used_key_1: '2026-11-22T12:00:00.000Z' };
     dynamo.on(UpdateCommand).resolves({ Attributes: item });
