@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { htmlToText } from 'html-to-text';
 import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
 import { newId } from '../core/ids';
 import type { AttachmentRecord, BlobStore } from '../core/mail-ports';
@@ -106,7 +107,24 @@ export async function parseMail(
     if ((error as { code?: string }).code === 'EMAXLEN') parsed.truncated = 'mime_limit';
     else parsed.failure = (error as Error).name || 'Error';
   }
-  return parsed;
+  return parsed.text === '' && parsed.html !== '' ? { ...parsed, text: textOfHtml(parsed.html) } : parsed;
+}
+
+/** How deep html-to-text may follow nested elements: mailparser's own bound for the same conversion. */
+const htmlNestingDepth = 1000;
+
+/**
+ * The plain-text rendering of a mail's HTML, for a mail without a text part (DESIGN: whatever
+ * the MIME structure). mailparser renders it only when the HTML is the whole message, not inside
+ * `multipart/related` or `multipart/mixed`, so the rule is applied here for every structure,
+ * with the same converter and bound. HTML it cannot convert leaves the text empty.
+ */
+function textOfHtml(html: string): string {
+  try {
+    return withoutNul(htmlToText(html, { limits: { maxDepth: htmlNestingDepth } }));
+  } catch {
+    return '';
+  }
 }
 
 /** A blob that could not be written: unlike a parse failure, it must fail the whole ingest. */

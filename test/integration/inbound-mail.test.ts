@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { addDomain, disableDomain } from '../../lambdas/core/domains';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { createSesParser } from '../../lambdas/inbound/ses-parser';
@@ -33,6 +33,13 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 const smtp = () => service.runtime.smtpPort;
+
+/** A multipart body (its Content-Type header, a blank line, the parts) around the given parts. */
+function multipart(subtype: string, parts: string[], boundary = `b-${subtype}`): string {
+  return `Content-Type: multipart/${subtype}; boundary="${boundary}"\r\n\r\n${parts.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`;
+}
+const inlineImage = 'Content-Type: image/png\r\nContent-ID: <logo@example.org>\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=';
+const attachedFile = 'Content-Type: text/csv\r\nContent-Disposition: attachment; filename="report.csv"\r\n\r\na,b\r\n1,2';
 
 /** A fresh account with one address; its local part is chosen by the test. */
 
@@ -195,6 +202,25 @@ describe('receiving mail over SMTP', () => {
     });
     expect(messageIds).toEqual([]);
     expect((await messagesOf(apiKey, created.data.id)).data).toEqual([]);
+  });
+
+  it.each([
+    ['text/html alone', (html: string) => `Content-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`],
+    ['multipart/alternative without a text part', (html: string) => multipart('alternative', [`Content-Type: text/html; charset=utf-8\r\n\r\n${html}`])],
+    ['multipart/related (HTML and an inline image)', (html: string) => multipart('related', [`Content-Type: text/html; charset=utf-8\r\n\r\n${html}`, inlineImage])],
+    ['multipart/mixed (HTML and an attachment)', (html: string) => multipart('mixed', [`Content-Type: text/html; charset=utf-8\r\n\r\n${html}`, attachedFile])],
+    [
+      'multipart/mixed around multipart/related',
+      (html: string) => multipart('mixed', [multipart('related', [`Content-Type: text/html; charset=utf-8\r\n\r\n${html}`, inlineImage], 'inner'), attachedFile]),
+    ],
+  ])('gives an HTML-only mail the plain-text rendering of its HTML as text, whatever the MIME structure: %s', async (_structure, body) => {
+    const { apiKey, email } = await service.inbox(`html-only-${randomUUID().slice(0, 8)}`);
+    const html = '<h1>Welcome</h1><p>Your code is <b>482913</b>.</p><p><a href="https://example.org/verify">Verify</a></p>';
+    await sendRaw(smtp(), { from: 'a@example.org', to: [email.address] }, `From: a@example.org\r\nTo: ${email.address}\r\nSubject: html only\r\nMIME-Version: 1.0\r\n${body(html)}`);
+    const [item] = (await messagesOf(apiKey, email.id)).data;
+    const message = (await json(await service.request(`/v1/messages/${item.id}`, { key: apiKey }))).data;
+    expect(message.html).toContain('482913');
+    expect(message.text).toBe('WELCOME\n\nYour code is 482913.\n\nVerify [https://example.org/verify]');
   });
 
   it('answers 451 when the raw message cannot be stored, and the retry delivers it once', async () => {
