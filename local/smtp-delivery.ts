@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
-import { MailRefused, PermanentStorageFault } from '../lambdas/core/errors';
+import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
 import { activeRecipient } from '../lambdas/core/recipients';
@@ -57,11 +57,7 @@ export function smtpDelivery(services: BlobServices) {
       } catch (error) {
         if (error instanceof MailRefused) {
           services.logger.warn('mail refused for good', { mail_id: mailId, reason: error.reason });
-          throw smtpError(
-            554,
-            `5.3.4 Message has more than ${mimeLimits.attachments.toLocaleString('en')} attachments or ` +
-              `${mimeLimits.parts.toLocaleString('en')} MIME parts; not delivered`,
-          );
+          throw refusalReplies[error.reason]();
         }
         if (error instanceof PermanentStorageFault) {
           services.logger.error('mail refused for good', { mail_id: mailId, reason: error.reason });
@@ -73,6 +69,17 @@ export function smtpDelivery(services: BlobServices) {
     },
   };
 }
+
+/** The reply to a mail past one of the parser's limits: each limit its own accurate reason. */
+const refusalReplies: Record<MailLimitReason, () => Error> = {
+  mime_limit: () =>
+    smtpError(
+      554,
+      `5.3.4 Message has more than ${mimeLimits.attachments.toLocaleString('en')} attachments or ` +
+        `${mimeLimits.parts.toLocaleString('en')} MIME parts; not delivered`,
+    ),
+  header_limit: () => smtpError(552, `5.3.4 Message header block larger than ${mimeLimits.headerBytes / 1024 / 1024} MiB; not delivered`),
+};
 
 /** Fails the stream once more than `max` bytes have passed; hashes what passes. */
 function sizeLimit(max: number, digest: ReturnType<typeof createHash>): Transform {

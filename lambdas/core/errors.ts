@@ -129,11 +129,17 @@ export class PermanentStorageFault extends Error {
 }
 
 /**
- * A received mail that cannot be taken whole (more MIME parts than the service parses) while
- * its sender still waits for an answer: refused for good (SMTP 554) rather than stored in part.
+ * Why a received mail cannot be taken whole: more attachments or MIME parts than the service
+ * parses (`mime_limit`), or a header block larger than the parser reads (`header_limit`).
+ */
+export type MailLimitReason = 'mime_limit' | 'header_limit';
+
+/**
+ * A received mail that cannot be taken whole while its sender still waits for an answer:
+ * refused for good (SMTP 5xx with the reason) rather than stored in part.
  */
 export class MailRefused extends Error {
-  constructor(readonly reason: 'mime_limit') {
+  constructor(readonly reason: MailLimitReason) {
     super(`mail refused: ${reason}`);
     this.name = 'MailRefused';
   }

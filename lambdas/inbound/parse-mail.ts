@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { htmlToText } from 'html-to-text';
 import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
 import { newId } from '../core/ids';
+import type { MailLimitReason } from '../core/errors';
 import type { AttachmentRecord, BlobStore } from '../core/mail-ports';
 
 /** What a received mail holds, with its attachments already stored as blobs. */
@@ -16,10 +17,11 @@ export interface ParsedMail {
   /** Set when the parser gave up part way: what came before is kept. */
   failure?: string;
   /**
-   * Set when the mail passed a MIME limit (`mimeLimits`): attachments beyond it were not
-   * stored. Never silent: the caller refuses the mail or reports the truncation.
+   * Set when the mail passed a limit of `mimeLimits`: attachments or parts beyond it
+   * (`mime_limit`), or everything after a header block over its size (`header_limit`), were not
+   * read. Never silent: the caller refuses the mail or reports the truncation.
    */
-  truncated?: 'mime_limit';
+  truncated?: MailLimitReason;
 }
 
 /**
@@ -27,13 +29,15 @@ export interface ParsedMail {
  * MIME parts in all (the parser's node limit, against deep or empty structures). Far below what
  * the 40 MB cap would allow (hundreds of thousands of minimal parts), far above real mail.
  */
-export const mimeLimits: Readonly<MimeLimits> = Object.freeze({ attachments: 1000, parts: 2000 });
+export const mimeLimits: Readonly<MimeLimits> = Object.freeze({ attachments: 1000, parts: 2000, headerBytes: 1024 * 1024 });
 
 export interface MimeLimits {
   /** Attachments stored; later ones are drained unstored. */
   attachments: number;
   /** MIME parts (nodes) the parser reads before it stops. */
   parts: number;
+  /** The bytes of one header block (the message's or a part's) the parser reads before it stops. */
+  headerBytes: number;
 }
 
 /**
@@ -60,7 +64,7 @@ export async function parseMail(
   deps: { blobs: BlobStore; keyPrefix: string; limits?: Readonly<MimeLimits> },
 ): Promise<ParsedMail> {
   const limits = deps.limits ?? mimeLimits;
-  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: limits.parts });
+  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: limits.parts, maxHeadSize: limits.headerBytes });
   const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
   /** The attachment being stored, and the parser error that ended it, if one did. */
   const state: { reading?: AttachmentStream; interruptedBy?: Error } = {};
@@ -103,8 +107,8 @@ export async function parseMail(
       raw.destroy();
       throw error.cause;
     }
-    // The parser's own limits (parts, a part's header size) stop it with EMAXLEN.
-    if ((error as { code?: string }).code === 'EMAXLEN') parsed.truncated = 'mime_limit';
+    // The parser's own limits (parts, a header block's size) stop it with EMAXLEN.
+    if ((error as { code?: string }).code === 'EMAXLEN') parsed.truncated = limitReason(error as Error);
     else parsed.failure = (error as Error).name || 'Error';
   }
   return parsed.text === '' && parsed.html !== '' ? { ...parsed, text: textOfHtml(parsed.html) } : parsed;
@@ -125,6 +129,15 @@ function textOfHtml(html: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * Which of the parser's limits stopped it. mailsplit tags both with the code EMAXLEN and tells
+ * them apart only in its message ("Max header size for a MIME node exceeded", "Max allowed
+ * child nodes exceeded"); the unit test of this module pins both against the installed version.
+ */
+function limitReason(error: Error): MailLimitReason {
+  return /header/i.test(error.message) ? 'header_limit' : 'mime_limit';
 }
 
 /** A blob that could not be written: unlike a parse failure, it must fail the whole ingest. */

@@ -38,6 +38,26 @@ async function listed(apiKey: string, emailId: string) {
   return (await json(await service.request(`/v1/emails/${emailId}/messages`, { key: apiKey }))).data;
 }
 
+describe('a mail whose header block is larger than the parser takes (1 MiB)', () => {
+  it.each([
+    ['one long header line', (to: string) => `From: a@example.org\r\nTo: ${to}\r\nX-Long: ${'a'.repeat(1_100_000)}\r\nSubject: big\r\n\r\nbody\r\n`],
+    ['many header lines', (to: string) => `From: a@example.org\r\nTo: ${to}\r\n${Array.from({ length: 30_000 }, (_, n) => `X-Line-${n}: ${'v'.repeat(40)}\r\n`).join('')}Subject: big\r\n\r\nbody\r\n`],
+    [
+      "a part's headers",
+      (to: string) =>
+        `From: a@example.org\r\nTo: ${to}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n` +
+        `--b\r\nContent-Type: text/plain\r\nX-Long: ${'a'.repeat(1_100_000)}\r\n\r\nbody\r\n--b--\r\n`,
+    ],
+  ])('is refused for good with its own reason: %s', async (_shape, mail) => {
+    const { apiKey, email } = await service.inbox(`big-headers-${_shape.length}-${Date.now() % 100_000}`);
+    const reply = await smtpReply(email.address, mail(email.address));
+    expect(reply.code).toBe(552);
+    expect(reply.response).toMatch(/^552 5\.3\.4 Message header block larger than 1 MiB; not delivered/);
+    expect(await listed(apiKey, email.id)).toEqual([]);
+    expect(service.logger.lines).toContainEqual(expect.objectContaining({ message: 'mail refused for good', reason: 'header_limit' }));
+  });
+});
+
 describe('a mail with more MIME parts than the parser takes', () => {
   it('is refused for good over SMTP (554 with the reason), never accepted with attachments missing', async () => {
     const { apiKey, email } = await service.inbox('too-many-parts');

@@ -52,13 +52,22 @@ describe('parseMail at the MIME limits', () => {
     // With the attachment limit out of the way, the parser's part limit trips while an
     // attachment is being stored; its content stream must end then, or the parse never ends.
     const blobs = readingBlobs();
-    const limits = { attachments: 10_000, parts: 1400 };
+    const limits = { ...mimeLimits, attachments: 10_000, parts: 1400 };
     const parsed = await parseMail(rawStream(mail(1, 1450)), { blobs, keyPrefix: 'mail/m', limits });
     expect(parsed.truncated).toBe('mime_limit');
     expect(parsed.failure).toBeUndefined();
     expect(parsed.attachments.length).toBeGreaterThan(0);
     expect(parsed.attachments.length).toBeLessThan(1400);
   }, 10_000);
+
+  it('tells a header block over its size from too many parts: the two limits the parser stops at', async () => {
+    const limits = { ...mimeLimits, headerBytes: 4096 };
+    const headers = `From: a@example.org\r\nX-Long: ${'a'.repeat(5000)}\r\n\r\nbody\r\n`;
+    const byHeaders = await parseMail(rawStream(headers), { blobs: readingBlobs(), keyPrefix: 'mail/m', limits });
+    expect(byHeaders.truncated).toBe('header_limit');
+    const byParts = await parseMail(rawStream(mail(1, 60)), { blobs: readingBlobs(), keyPrefix: 'mail/m', limits: { ...limits, parts: 50 } });
+    expect(byParts.truncated).toBe('mime_limit');
+  });
 
   it('cuts to a byte bound between characters, never inside one', () => {
     expect(cutToBytes('a€b', 3)).toBe('a');
