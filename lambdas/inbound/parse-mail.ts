@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { htmlToText } from 'html-to-text';
 import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
 import { newId } from '../core/ids';
@@ -102,16 +103,24 @@ export async function parseMail(
   } catch (caught) {
     // A write that failed because the parser stopped mid-attachment is the parser's failure.
     const error = caught instanceof StorageFailure && state.interruptedBy ? state.interruptedBy : caught;
-    if (error instanceof StorageFailure) {
-      // Not the mail's fault: the caller must not acknowledge it (SMTP 451, SES retry).
-      raw.destroy();
-      throw error.cause;
-    }
+    // Not the mail's fault: the caller must not acknowledge it (SMTP 451, SES retry).
+    if (error instanceof StorageFailure) throw error.cause;
     // The parser's own limits (parts, a header block's size) stop it with EMAXLEN.
     if ((error as { code?: string }).code === 'EMAXLEN') parsed.truncated = limitReason(error as Error);
     else parsed.failure = (error as Error).name || 'Error';
+  } finally {
+    // A parser that stopped early leaves the rest of the raw message unread: its file or
+    // connection is released now, before the caller answers, never by the garbage collector.
+    await release(raw);
   }
   return parsed.text === '' && parsed.html !== '' ? { ...parsed, text: textOfHtml(parsed.html) } : parsed;
+}
+
+/** Ends a stream that may still be open and waits until it has let go of what it reads from. */
+async function release(stream: Readable): Promise<void> {
+  if (stream.closed) return;
+  stream.destroy();
+  await finished(stream).catch(() => undefined);
 }
 
 /** How deep html-to-text may follow nested elements: mailparser's own bound for the same conversion. */

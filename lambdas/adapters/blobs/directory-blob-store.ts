@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -45,12 +45,11 @@ export class DirectoryBlobStore implements BlobStore {
     if (contentType !== undefined && Buffer.byteLength(contentType) > maxContentTypeBytes) {
       throw new Error(`Blob content type longer than ${maxContentTypeBytes} bytes.`);
     }
-    const directory = dirname(file);
-    await mkdir(directory, { recursive: true });
     const temp = `${file.slice(0, -blobSuffix.length)}${tempMarker}${randomUUID()}`;
+    const handle = await createInFolder(temp);
     let header: BlobHeader;
     try {
-      header = { ...(await writeBody(temp, body)), ...(contentType === undefined ? {} : { contentType }) };
+      header = { ...(await writeBody(handle, body)), ...(contentType === undefined ? {} : { contentType }) };
       await sealBlob(temp, header);
       await rename(temp, file);
     } catch (error) {
@@ -81,8 +80,13 @@ export class DirectoryBlobStore implements BlobStore {
     return { notModified: false, body, size, etag, ...(contentType === undefined ? {} : { contentType }) };
   }
 
+  /** Deletes the blob, then each folder above it that it leaves empty, as S3 has no folders to leave behind. */
   async delete(key: string): Promise<void> {
-    await unlink(this.fileOf(key)).catch(ignoreAbsent);
+    const file = this.fileOf(key);
+    await unlink(file).catch(ignoreAbsent);
+    for (let folder = dirname(file); folder !== this.root && folder.startsWith(`${this.root}${sep}`); folder = dirname(folder)) {
+      if (!(await removeIfEmpty(folder))) break;
+    }
   }
 
   async *list(prefix: string, options: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
@@ -128,8 +132,38 @@ export class DirectoryBlobStore implements BlobStore {
   }
 }
 
-/** Streams the body into a new file after the header's place, hashing as it goes. */
-async function writeBody(temp: string, body: Buffer | Readable): Promise<{ etag: string; size: number }> {
+/**
+ * Creates a put's temporary file, and its folders. A delete may remove a folder it emptied
+ * between the two steps (it cannot once the file is there): the folders are made again then.
+ */
+async function createInFolder(temp: string): Promise<FileHandle> {
+  for (let attempt = 1; ; attempt++) {
+    await mkdir(dirname(temp), { recursive: true });
+    try {
+      return await open(temp, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === folderAttempts) throw error;
+    }
+  }
+}
+
+/** Tries of making a put's folders when a concurrent delete keeps removing them. */
+const folderAttempts = 5;
+
+/** True when the folder was empty and is gone; false when something is in it (or it is gone already). */
+async function removeIfEmpty(folder: string): Promise<boolean> {
+  try {
+    await rmdir(folder);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** Streams the body into the new file after the header's place, hashing as it goes. */
+async function writeBody(handle: FileHandle, body: Buffer | Readable): Promise<{ etag: string; size: number }> {
   const hash = createHash('sha256');
   let size = 0;
   await pipeline(
@@ -142,7 +176,7 @@ async function writeBody(temp: string, body: Buffer | Readable): Promise<{ etag:
         yield bytes;
       }
     },
-    createWriteStream(temp, { flags: 'wx', start: headerBytes }),
+    createWriteStream('', { fd: handle, start: headerBytes }),
   );
   return { etag: `"${hash.digest('hex')}"`, size };
 }

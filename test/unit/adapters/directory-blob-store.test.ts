@@ -39,6 +39,28 @@ describe('DirectoryBlobStore on disk', () => {
   });
   afterEach(() => rm(base, { recursive: true, force: true }));
 
+  it('removes the folders a delete leaves empty, and only those', async () => {
+    await store.put('mail/m1/att/a1', Buffer.from('a'));
+    await store.put('mail/m1/raw', Buffer.from('r'));
+    await store.put('mail/m2/raw', Buffer.from('r'));
+    await store.delete('mail/m1/att/a1');
+    expect((await readdir(join(root, 'mail', 'm1'))).sort()).toEqual(['raw~blob']);
+    await store.delete('mail/m1/raw');
+    expect(await readdir(join(root, 'mail'))).toEqual(['m2']);
+    await store.delete('mail/m2/raw');
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('keeps every put whole while deletes empty and remove the same folders', async () => {
+    const rounds = Array.from({ length: 200 }, (_, n) => n);
+    await Promise.all(rounds.map(async (n) => {
+      await store.put(`mail/shared/att/a${n}`, Buffer.from(`blob ${n}`));
+      await store.delete(`mail/shared/att/a${n}`);
+    }));
+    await Promise.all(rounds.map((n) => Promise.all([store.put(`mail/shared/att/b${n}`, Buffer.from(`blob ${n}`)), store.delete(`mail/shared/att/a${n}`)])));
+    expect(await collectKeys(store.list('mail/'))).toHaveLength(200);
+  });
+
   async function* failingAfter(bytes: number) {
     yield randomBytes(bytes);
     throw new Error('the sender went away');
