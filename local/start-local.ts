@@ -52,6 +52,11 @@ export interface LocalOverrides {
   instrumentDynamoDb?: (client: DynamoDBDocumentClient) => void;
   /** Wraps the blob store: tests inject storage failures here. */
   wrapBlobs?: (blobs: BlobStore) => BlobStore;
+  /**
+   * Whether the sweeper also runs on its own every 30 seconds (default true). A test that moves
+   * its clock runs `sweep()` itself, so that no sweep lands in the middle of what it measures.
+   */
+  backgroundSweep?: boolean;
 }
 
 /**
@@ -106,6 +111,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   // The sweep in flight, so that closing waits for it instead of closing the store under it.
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweeper = setInterval(() => {
+    if (overrides.backgroundSweep === false) return;
     sweeping = sweep().catch((error: Error) => services.logger.error('sweep failed', { error: error.name }));
   }, sweepIntervalMs);
   sweeper.unref();

@@ -30,11 +30,13 @@ export interface TestService {
 
 /**
  * Starts the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback ports,
- * through the same `startLocal` that `npm start` calls, with a test clock.
+ * through the same `startLocal` that `npm start` calls, with a test clock. The sweeper runs
+ * only when a test calls `runtime.sweep()`: a sweep on the 30-second timer would land at a
+ * moment of the test's choosing (the fault injection numbers every storage call).
  */
 export async function startTestService(
   overrides: Partial<LocalConfig> = {},
-  runtimeOverrides: Pick<LocalOverrides, 'instrumentDynamoDb' | 'wrapBlobs'> = {},
+  runtimeOverrides: Pick<LocalOverrides, 'instrumentDynamoDb' | 'wrapBlobs' | 'backgroundSweep'> = {},
 ): Promise<TestService> {
   const clock = new TestClock();
   const logger = memoryLogger();
@@ -52,7 +54,7 @@ export async function startTestService(
       logLevel: 'silent',
       ...overrides,
     },
-    { clock, logger, ...runtimeOverrides },
+    { clock, logger, backgroundSweep: false, ...runtimeOverrides },
   );
   return {
     runtime,
