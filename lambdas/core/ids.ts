@@ -12,13 +12,14 @@ export function newId(prefix: IdPrefix): string {
 }
 
 /**
- * The id of the message one delivered mail makes for one address: derived from what stays the
- * same when the same mail is delivered again (its identity) and the address's email id, so that
- * a repeated delivery (an SMTP retry after 451, a Lambda retry) names the message already
- * written instead of making a second one. Same shape as `newId('msg')`.
+ * The id of the message one delivered mail makes for one address in one delivery window: derived
+ * from what stays the same when the same mail is delivered again (its identity), the address's
+ * email id and the window, so that a repeated delivery (an SMTP retry after 451, a Lambda retry)
+ * names the message already written instead of making a second one, while the same bytes
+ * delivered after that message expired get an id of their own. Same shape as `newId('msg')`.
  */
-export function deliveredMessageId(mailIdentity: string, emailId: string): string {
-  return `msg_${createHash('sha256').update(`${mailIdentity}\n${emailId}`, 'utf8').digest().subarray(0, 16).toString('base64url')}`;
+export function deliveredMessageId(mailIdentity: string, emailId: string, window: number): string {
+  return `msg_${createHash('sha256').update(`${mailIdentity}\n${emailId}\n${window}`, 'utf8').digest().subarray(0, 16).toString('base64url')}`;
 }
 
 /** A gateway-style request id (a UUID), as API Gateway puts in `requestContext.requestId`. */

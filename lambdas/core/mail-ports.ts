@@ -174,7 +174,8 @@ export interface MessageStore {
    * made again), which is left as it is.
    */
   put(message: MessageRecord): Promise<'created' | 'exists'>;
-  get(messageId: string): Promise<MessageRecord | undefined>;
+  /** A message by id; `consistent` reads what the latest write left (the delivery's own check). */
+  get(messageId: string, options?: { consistent?: boolean }): Promise<MessageRecord | undefined>;
   /**
    * An email's messages received after `receivedAfter`, newest first, from a position: a full
    * page unless the listing ends there, and `next` only when a further message exists.

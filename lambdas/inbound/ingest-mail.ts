@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
 import { MailRefused } from '../core/errors';
-import { deliveredMessageId } from '../core/ids';
+import { deliverOnce, type UndeliveredMessage } from '../core/deliveries';
 import type { Logger } from '../core/logger';
-import type { AttachmentRecord, BlobStore, EmailRecord, MessageRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
+import type { AttachmentRecord, BlobStore, EmailRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
 import { activeRecipients, stillActive, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
 import { mimeLimits, parseMail } from './parse-mail';
@@ -85,8 +85,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
 
   const receivedAt = mail.receivedAt.toISOString();
   const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();
-  const messages: MessageRecord[] = targets.map((email) => ({
-    messageId: deliveredMessageId(mail.identity, email.emailId),
+  const messages: UndeliveredMessage[] = targets.map((email) => ({
     emailId: email.emailId,
     accountId: email.accountId,
     mailId: mail.mailId,
@@ -102,11 +101,11 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     attachmentCount: parsed.attachments.length,
     rawKey: mail.rawKey,
   }));
-  // A message already written by an earlier delivery of the same mail stays as it is (exactly once per address).
-  const outcomes = await Promise.all(messages.map((message) => deps.messages.put(message)));
-  const again = outcomes.filter((outcome) => outcome === 'exists').length;
+  // A live message written by an earlier delivery of the same mail stays as it is (exactly once per address).
+  const delivered = await Promise.all(messages.map((message) => deliverOnce(message, mail.identity, deps)));
+  const again = delivered.filter(({ outcome }) => outcome === 'exists').length;
   deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: stored.size });
-  return { messageIds: messages.map((message) => message.messageId) };
+  return { messageIds: delivered.map(({ messageId }) => messageId) };
 }
 
 async function storeBody(body: string, key: string, blobs: BlobStore): Promise<StoredBody> {

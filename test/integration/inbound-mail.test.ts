@@ -223,6 +223,46 @@ describe('receiving mail over SMTP', () => {
     expect(message.text).toBe('WELCOME\n\nYour code is 482913.\n\nVerify [https://example.org/verify]');
   });
 
+  it('shows a byte-identical mail sent again after the first copy expired, before the sweeper ran: once, under a new id', async () => {
+    const { apiKey, email } = await service.inbox(`resent-${randomUUID().slice(0, 8)}`);
+    const raw = `From: a@example.org\r\nTo: ${email.address}\r\nSubject: your code\r\nMessage-ID: <same@example.org>\r\n\r\ncode 123456\r\n`;
+    const send = () => sendRaw(smtp(), { from: 'a@example.org', to: [email.address] }, raw);
+    const listed = async () => (await messagesOf(apiKey, email.id)).data.map((item: { id: string }) => item.id);
+
+    await send();
+    const [first] = await listed();
+    // Within the lifetime the same bytes are the same mail (an SMTP retry): one message.
+    service.clock.advance(10 * 60 * 1000);
+    await send();
+    expect(await listed()).toEqual([first]);
+
+    // The first copy has expired and is not swept yet: the same bytes are a new delivery.
+    service.clock.advance(5 * 60 * 1000);
+    expect(await listed()).toEqual([]);
+    expect(await service.runtime.services.messages.get(first)).toBeDefined();
+    await send();
+    const [second] = await listed();
+    expect(second).toBeDefined();
+    expect(second).not.toBe(first);
+    const message = (await json(await service.request(`/v1/messages/${second}`, { key: apiKey }))).data;
+    expect(message.text).toBe('code 123456\n');
+    expect(Date.parse(message.received_at)).toBe(service.clock.now().getTime());
+
+    // And that new copy is again delivered once, also across the next quarter hour.
+    for (const minutes of [1, 13]) {
+      service.clock.advance(minutes * 60 * 1000);
+      await send();
+      expect(await listed()).toEqual([second]);
+    }
+    // Past its lifetime too, even after the sweeper removed the first copy.
+    service.clock.advance(2 * 60 * 1000);
+    await service.runtime.sweep();
+    await send();
+    const [third] = await listed();
+    expect([first, second]).not.toContain(third);
+    expect(await listed()).toHaveLength(1);
+  });
+
   it('answers 451 when the raw message cannot be stored, and the retry delivers it once', async () => {
     const { apiKey, email } = await service.inbox('retry-later');
     const mail = { from: 'a@example.org', to: 'retry-later@tempmail.localhost', subject: 'retry', text: 'x' };

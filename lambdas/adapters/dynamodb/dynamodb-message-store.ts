@@ -77,9 +77,11 @@ export class DynamoDbMessageStore implements MessageStore {
     return written === undefined ? 'exists' : 'created';
   }
 
-  async get(messageId: string): Promise<MessageRecord | undefined> {
+  async get(messageId: string, options: { consistent?: boolean } = {}): Promise<MessageRecord | undefined> {
     const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { message_id: messageId } })),
+      this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { message_id: messageId }, ...(options.consistent ? { ConsistentRead: true } : {}) }),
+      ),
     );
     return Item ? fromItem(Item as MessageItem) : undefined;
   }

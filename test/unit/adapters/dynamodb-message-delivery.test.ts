@@ -12,7 +12,7 @@ const store = new DynamoDbMessageStore(createDocumentClient({ endpoint: 'http://
 beforeEach(() => dynamo.reset());
 
 const message: MessageRecord = {
-  messageId: deliveredMessageId('sha256:abc', 'eml_1234567890'),
+  messageId: deliveredMessageId('sha256:abc', 'eml_1234567890', 7),
   emailId: 'eml_1234567890',
   accountId: 'acc_1',
   mailId: '1795000000000-AbCdEfGhIjKl',
@@ -30,11 +30,12 @@ const message: MessageRecord = {
 };
 
 describe('writing a delivered message', () => {
-  it('derives one message id per mail identity and email, shaped like any message id', () => {
+  it('derives one message id per mail identity, email and delivery window, shaped like any message id', () => {
     expect(message.messageId).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
-    expect(deliveredMessageId('sha256:abc', 'eml_1234567890')).toBe(message.messageId);
-    expect(deliveredMessageId('sha256:abd', 'eml_1234567890')).not.toBe(message.messageId);
-    expect(deliveredMessageId('sha256:abc', 'eml_1234567891')).not.toBe(message.messageId);
+    expect(deliveredMessageId('sha256:abc', 'eml_1234567890', 7)).toBe(message.messageId);
+    expect(deliveredMessageId('sha256:abd', 'eml_1234567890', 7)).not.toBe(message.messageId);
+    expect(deliveredMessageId('sha256:abc', 'eml_1234567891', 7)).not.toBe(message.messageId);
+    expect(deliveredMessageId('sha256:abc', 'eml_1234567890', 8)).not.toBe(message.messageId);
   });
 
   it('writes it only where no message has its id, and says created', async () => {
