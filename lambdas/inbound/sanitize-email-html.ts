@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import sanitizeHtml from 'sanitize-html';
+import { keepsUrl } from './email-urls';
 
 /**
  * Text, table and image elements that mail layouts use; anything else loses its tag but keeps its
@@ -117,21 +118,14 @@ const allowedStyles: Record<string, RegExp[]> = {
   'border-color': tokens(color),
 };
 
-/** A URL with every C0 control and space removed, case folded: a browser ignores no more than that in a scheme. */
-function urlStart(value: string): string {
-  return value.replace(/[\u0000-\u0020]+/g, '').toLowerCase();
-}
-
-const safeHref = /^(?:https?|mailto):/;
-const safeImageSrc = /^(?:https?:|cid:|data:image\/(?:png|gif|jpeg|webp)[;,])/;
-
 /** A fragment link inside the mail: `#` and at least one character that cannot end the attribute or the URL. */
 const inPageHref = /^#[^\s"'<>`#]+$/;
 
 /**
- * Only absolute http(s)/mailto links, in-page `#` links (rewritten to the message's prefixed
- * ids) and http(s)/cid/raster-data images keep their URL: other relative URLs would resolve
- * against the page showing the mail, and `data:image/svg+xml` can carry script. An outside link
+ * Only absolute http(s) links with an authority, mailto links, in-page `#` links (rewritten to
+ * the message's prefixed ids) and http(s)/cid/raster-data images keep their URL (`email-urls.ts`):
+ * a URL without an authority would resolve against the page showing the mail, and
+ * `data:image/svg+xml` can carry script. Every other element loses every URL. An outside link
  * opens a new tab without a way back; an in-page link stays in the page. sanitize-html's own
  * scheme check (`allowedSchemesByTag`) runs after this, as a second guard.
  */
@@ -147,14 +141,14 @@ function transformTags(idPrefix: string | undefined): Record<string, sanitizeHtm
       return {
         tagName,
         attribs: {
-          ...withPrefixedIds(withSafeUrl(attribs, 'href', safeHref), idPrefix),
+          ...withPrefixedIds(withSafeUrls(tagName, attribs), idPrefix),
           rel: 'noopener noreferrer nofollow',
           target: '_blank',
         },
       };
     },
-    img: (tagName, attribs) => ({ tagName, attribs: withPrefixedIds(withSafeUrl(attribs, 'src', safeImageSrc), idPrefix) }),
-    '*': (tagName, attribs) => ({ tagName, attribs: withPrefixedIds(attribs, idPrefix) }),
+    // Runs after the transform of the tag's own (sanitize-html applies both): `a` has judged its URLs already.
+    '*': (tagName, attribs) => ({ tagName, attribs: withPrefixedIds(tagName === 'a' ? attribs : withSafeUrls(tagName, attribs), idPrefix) }),
   };
 }
 
@@ -179,9 +173,9 @@ function withPrefixedIds(attribs: sanitizeHtml.Attributes, idPrefix: string | un
   };
 }
 
-/** The attributes in their order, without `name` unless its value starts with an allowed scheme. */
-function withSafeUrl(attribs: sanitizeHtml.Attributes, name: string, allowed: RegExp): sanitizeHtml.Attributes {
-  return Object.fromEntries(Object.entries(attribs).filter(([key, value]) => key !== name || allowed.test(urlStart(value))));
+/** The attributes in their order, without any URL the element may not keep (`email-urls.ts`). */
+function withSafeUrls(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Attributes {
+  return Object.fromEntries(Object.entries(attribs).filter(([key, value]) => keepsUrl(tagName, key, value)));
 }
 
 const baseOptions: sanitizeHtml.IOptions = {

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { MailRenderer, mailAndReadBack, renderAllWays, type SanitizedVector } from '../support/browser-proof';
 import { launchChromium } from '../support/chromium';
 import { startTestService, type TestService } from '../support/local-service';
+import { formsIn, leakPath, sameOriginUrlForms, sameOriginUrlVectors, urlPlaces } from '../support/url-form-vectors';
 import { xssVectors } from '../support/xss-vectors';
 
 let service: TestService;
@@ -85,4 +86,40 @@ describe('sanitized HTML of the project vectors in Chromium', () => {
     expect(renderer.incidents.map(({ kind, detail, during }) => `${kind}: ${detail} [${during.slice(0, 100)}]`)).toEqual([]);
     expect(renderer.counts.renders).toBe(3 * xssVectors.length);
   }, 240_000);
+});
+
+describe('URLs that resolve against the page showing the mail, in Chromium on real http and https origins', () => {
+  const ownOrigin = (renderer: MailRenderer) => renderer.incidents.filter((incident) => incident.kind.startsWith("request to the page's own origin"));
+
+  it('the harness sees the page call its own site when the forms are not sanitized: images, links and CSS, on http and on https', async () => {
+    const places = ['img src', 'a href', 'style background-image url()'];
+    // A tab inside an unquoted CSS url() ends the URL, so tabs are looked for in images and links only.
+    const schemeForms = [
+      [false, ['http:/path', 'HtTp:/path', 'path-relative'], 'entity tab inside the scheme'],
+      [true, ['https:/path', 'HTTPS:/path', '&colon; for the colon'], 'tab inside the scheme'],
+    ] as const;
+    for (const [secure, forms, tabForm] of schemeForms) {
+      const renderer = await MailRenderer.open(browser, { secure });
+      for (const place of places) await renderer.renderAsPage({ name: place, html: formsIn(place, [...forms, tabForm]) });
+      await renderer.close();
+      const details = ownOrigin(renderer).map((incident) => incident.detail);
+      const seen = (place: string, form: string) => ({ place, form, seen: details.some((detail) => detail.includes(`${renderer.origin}${leakPath(place, form)}`)) });
+      for (const place of places) for (const form of forms) expect(seen(place, form)).toEqual({ place, form, seen: true });
+      for (const place of places.slice(0, 2)) expect(seen(place, tabForm)).toEqual({ place, form: tabForm, seen: true });
+    }
+  }, 60_000);
+
+  it(`mails ${sameOriginUrlForms.length} forms in each of ${urlPlaces.length} places, reads them back through /v1 and renders them three ways on each origin: no request or navigation reaches the page's own site`, async () => {
+    const sanitized = await mailAndReadBack(service, sameOriginUrlVectors);
+    const figures: string[] = [];
+    for (const secure of [false, true]) {
+      const renderer = await MailRenderer.open(browser, { secure });
+      await renderAllWays(renderer, sanitized);
+      await renderer.close();
+      figures.push(`${secure ? 'https' : 'http'}: ${renderer.counts.renders} renders, ${renderer.counts.clicks} clicks, ${renderer.contentRequests.length} content requests, ${renderer.incidents.length} incidents`);
+      expect(renderer.incidents.map(({ kind, detail, during }) => `${kind}: ${detail} [${during.slice(0, 100)}]`)).toEqual([]);
+      expect(renderer.counts.renders).toBe(3 * sameOriginUrlVectors.length);
+    }
+    process.stdout.write(`browser proof, same-origin URL forms: ${sameOriginUrlVectors.length} vectors (${sameOriginUrlForms.length} forms x ${urlPlaces.length} places); ${figures.join('; ')}\n`);
+  }, 120_000);
 });

@@ -3,6 +3,7 @@ import nodemailer from 'nodemailer';
 import type { Browser, BrowserContext, Frame, Page, Request } from 'playwright-core';
 import { json } from './json';
 import type { TestService } from './local-service';
+import { startLoopbackOrigin, type LoopbackOrigin } from './loopback-origin';
 
 /** A vector as it came back from the API: the sanitized `html` of its message. */
 export interface SanitizedVector {
@@ -79,7 +80,6 @@ export interface ContentRequest {
   url: string;
 }
 
-const origin = 'http://mail.test';
 const cspReportPath = '/csp-report';
 
 /**
@@ -101,9 +101,14 @@ const hooks = `(() => {
 })();`;
 
 /**
- * Chromium rendering sanitized HTML at a made-up origin served from inside the test
- * (`page.route`), with a report-only `script-src 'none'` policy. Every request to any other host
- * is refused and recorded, every dialog dismissed and recorded, every popup recorded and closed.
+ * Chromium rendering sanitized HTML in a page of a real origin on loopback (http, or https with
+ * a self-signed certificate), as a web app showing mail would, with a report-only
+ * `script-src 'none'` policy. Every request Chromium makes passes the context's route: the one
+ * load of the page at its unguessable path goes through to the origin's server; any other
+ * request to the page's own origin (an image, a link, a form, a navigation that resolved against
+ * the page) and every request to another host is refused and recorded, and so is anything the
+ * server received beyond the page loads. Every dialog is dismissed and recorded, every popup
+ * recorded and closed.
  */
 export class MailRenderer {
   readonly incidents: Incident[] = [];
@@ -121,11 +126,40 @@ export class MailRenderer {
   private page!: Page;
   private pageNavigatedAway = false;
 
-  private constructor(private readonly context: BrowserContext) {}
+  /** Page loads begun by `load` and not yet let through to the server. */
+  private pendingLoads = 0;
 
-  static async open(browser: Browser): Promise<MailRenderer> {
-    const context = await browser.newContext({ serviceWorkers: 'block', acceptDownloads: false });
-    const renderer = new MailRenderer(context);
+  private constructor(
+    private readonly context: BrowserContext,
+    private readonly site: LoopbackOrigin,
+    /** The page's own address: its origin and a path no mail can know. */
+    private readonly pageUrl: string,
+    private readonly secure: boolean,
+  ) {}
+
+  /** The origin the page is served from (`http://127.0.0.1:<port>`, or `https://…` with `secure`). */
+  get origin(): string {
+    return this.site.origin;
+  }
+
+  static async open(browser: Browser, options: { secure?: boolean } = {}): Promise<MailRenderer> {
+    const secure = options.secure ?? false;
+    const pagePath = `/render-${randomUUID()}`;
+    let renderer: MailRenderer | undefined;
+    const site = await startLoopbackOrigin(secure, (request, response) => {
+      if (request.method === 'GET' && request.url === pagePath && renderer) {
+        response.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy-report-only': `script-src 'none'; report-uri ${cspReportPath}`,
+          'cache-control': 'no-store',
+        });
+        response.end(renderer.body);
+        return;
+      }
+      response.writeHead(404).end();
+    });
+    const context = await browser.newContext({ serviceWorkers: 'block', acceptDownloads: false, ignoreHTTPSErrors: secure });
+    renderer = new MailRenderer(context, site, `${site.origin}${pagePath}`, secure);
     await renderer.install();
     await renderer.newPage();
     return renderer;
@@ -143,7 +177,8 @@ export class MailRenderer {
     });
     page.on('framenavigated', (frame) => {
       const url = frame.url();
-      if (url.startsWith(`${origin}/render`) || url === 'about:blank') return;
+      // The page itself, or an in-page link's fragment of it (a same-document navigation).
+      if (url === this.pageUrl || url.startsWith(`${this.pageUrl}#`) || url === 'about:blank') return;
       this.incident('navigation', `${frame === page.mainFrame() ? 'main' : 'child'} frame to ${url}`);
       if (frame === page.mainFrame()) this.pageNavigatedAway = true;
     });
@@ -158,25 +193,21 @@ export class MailRenderer {
     await this.context.route('**/*', async (route) => {
       const request = route.request();
       const url = new URL(request.url());
-      if (url.origin === origin) {
+      const type = request.resourceType();
+      const mainFrame = frameOf(request) === this.page.mainFrame();
+      if (url.origin === this.origin) {
         if (url.pathname === cspReportPath) {
           this.incident('CSP report', request.postData() ?? '');
           return route.fulfill({ status: 204 });
         }
-        if (url.pathname === '/render') {
-          return route.fulfill({
-            status: 200,
-            headers: {
-              'content-type': 'text/html; charset=utf-8',
-              'content-security-policy-report-only': `script-src 'none'; report-uri ${cspReportPath}`,
-            },
-            body: this.body,
-          });
+        if (request.url() === this.pageUrl && type === 'document' && mainFrame && request.method() === 'GET' && this.pendingLoads > 0) {
+          this.pendingLoads -= 1;
+          return route.continue();
         }
-        return route.fulfill({ status: 404, body: '' });
+        if (mainFrame && type === 'document') this.pageNavigatedAway = true;
+        this.incident(`request to the page's own origin (${request.method()} ${type}${mainFrame && type === 'document' ? ', main frame' : ''})`, request.url());
+        return route.abort('blockedbyclient');
       }
-      const type = request.resourceType();
-      const mainFrame = frameOf(request) === this.page.mainFrame();
       if (mainFrame && type === 'document') this.pageNavigatedAway = true;
       if (type === 'image' && this.imageUrls.has(request.url())) this.contentRequests.push({ type: 'image', url: request.url() });
       else if (type === 'document' && !mainFrame && this.linkUrls.has(request.url())) {
@@ -203,12 +234,19 @@ export class MailRenderer {
     }
   }
 
-  /** Waits for the tabs opened so far to be inspected and closed. */
+  /**
+   * Waits for the tabs opened so far to be inspected and closed, then records anything the
+   * origin's server received beyond the page loads: a request that reached it behind the route.
+   */
   async settle() {
     while (this.popups.size > 0) {
       const pending = [...this.popups];
       this.popups.clear();
       await Promise.all(pending);
+    }
+    const pagePath = new URL(this.pageUrl).pathname;
+    for (const { method, path } of this.site.received.splice(0)) {
+      if (!(method === 'GET' && path === pagePath)) this.incident("request to the page's own origin reached its server", `${method} ${path}`);
     }
   }
 
@@ -221,7 +259,8 @@ export class MailRenderer {
       await this.page.close();
       await this.newPage();
     }
-    await this.page.goto(`${origin}/render`, { waitUntil: 'load' });
+    this.pendingLoads += 1;
+    await this.page.goto(this.pageUrl, { waitUntil: 'load' });
   }
 
   /** Serves `html` as the body of a whole page, then interacts with it. */
@@ -256,7 +295,12 @@ export class MailRenderer {
   private allowContentOf(htmls: string[]) {
     for (const html of htmls) {
       for (const match of html.matchAll(/<a [^>]*?href="(https?:[^"]*)"/g)) this.linkUrls.add(absolute(match[1]!));
-      for (const match of html.matchAll(/<img [^>]*?src="(https?:[^"]*)"/g)) this.imageUrls.add(absolute(match[1]!));
+      for (const match of html.matchAll(/<img [^>]*?src="(https?:[^"]*)"/g)) {
+        const url = absolute(match[1]!);
+        this.imageUrls.add(url);
+        // An https page loads an http image over https (Chromium upgrades mixed-content images).
+        if (this.secure) this.imageUrls.add(url.replace(/^http:/, 'https:'));
+      }
     }
   }
 
@@ -282,6 +326,7 @@ export class MailRenderer {
   async close() {
     await this.settle();
     await this.context.close();
+    await this.site.close();
   }
 }
 

@@ -28,7 +28,9 @@ const forbiddenElements = new Set([
 /** Attributes dangerous whatever their value (event handlers are matched by their `on` prefix). */
 const forbiddenAttributes = new Set(['srcdoc', 'formaction', 'action', 'xlink:href', 'background', 'dynsrc', 'lowsrc']);
 
-const urlAttributes = new Set(['href', 'src', 'action', 'formaction', 'poster', 'cite', 'longdesc', 'usemap', 'background']);
+const urlAttributes = new Set([
+  'href', 'src', 'srcset', 'action', 'formaction', 'poster', 'cite', 'longdesc', 'usemap', 'background', 'ping', 'data', 'lowsrc', 'dynsrc',
+]);
 
 const scriptSchemes = ['javascript:', 'vbscript:', 'livescript:'];
 const rasterDataUrl = /^data:image\/(?:png|gif|jpeg|webp)[;,]/;
@@ -39,11 +41,34 @@ function urlStart(value: string): string {
   return value.replace(/[\u0000-\u0020\u007f]+/g, '').toLowerCase();
 }
 
-function urlProblem(value: string): string | undefined {
+/** Pages of two sites in both schemes: a URL that resolves the same on all of them names its own site. */
+const pageBases = ['https://a.example/p/q', 'https://b.example/r/', 'http://a.example/p/q', 'http://b.example/r/'];
+
+/**
+ * True when the URL resolves against the page showing it (WHATWG URL, as a browser does, with
+ * its stripping of controls and tabs, backslashes and case): `https:/x` on an https page is a
+ * path of that page's site, `?x` and `#x` are that page itself.
+ */
+function resolvesAgainstPage(value: string): boolean {
+  const resolved = new Set(
+    pageBases.map((base) => {
+      try {
+        return new URL(value, base).href;
+      } catch {
+        return 'unparsable';
+      }
+    }),
+  );
+  return resolved.size > 1;
+}
+
+function urlProblem(name: string, value: string): string | undefined {
   const url = urlStart(value);
   const scheme = scriptSchemes.find((s) => url.startsWith(s));
   if (scheme) return `${scheme} URL`;
   if (url.startsWith('data:') && !rasterDataUrl.test(url)) return 'non-image data: URL';
+  // An in-page link is a fragment of the page by design; anything else that resolves against the page is a request to its own site.
+  if (resolvesAgainstPage(value) && !(name === 'href' && url.startsWith('#'))) return 'URL without an authority (resolves against the page)';
   return undefined;
 }
 
@@ -66,7 +91,7 @@ function attributeProblems(element: Element): string[] {
     if (forbiddenAttributes.has(name)) problems.push(`attribute ${name} on ${where}`);
     // A name that is an identifier reaches `window.x`, `document.x` or `form.x`: DOM clobbering.
     if ((name === 'id' || name === 'name') && /^[A-Za-z_$][\w$]*$/.test(value)) problems.push(`clobbering ${name}="${value}" on ${where}`);
-    const url = urlAttributes.has(name) ? urlProblem(value) : undefined;
+    const url = urlAttributes.has(name) ? urlProblem(name, value) : undefined;
     if (url) problems.push(`${url} in ${where} ${name}="${value}"`);
     if (name === 'style') {
       const css = cssText(value);

@@ -1,5 +1,6 @@
 import { idPrefixFor, sanitizeEmailHtml } from '../../../lambdas/inbound/sanitize-email-html';
 import { dangerousResidue } from '../../support/html-residue';
+import { sameOriginUrlForms, sameOriginUrlVectors } from '../../support/url-form-vectors';
 import { domClobbering, xssVectors as vectors } from '../../support/xss-vectors';
 
 
@@ -220,4 +221,40 @@ describe('sanitizeEmailHtml on URLs', () => {
       expect(sanitizeEmailHtml(`<a href="${href}">go</a>`)).toBe('<a rel="noopener noreferrer nofollow" target="_blank">go</a>');
     },
   );
+});
+
+describe('sanitizeEmailHtml and URLs that resolve against the page showing the mail', () => {
+  it.each(sameOriginUrlVectors)('keeps none of them, in any attribute or style: %s', (_name, html) => {
+    for (const options of [{}, { idPrefix: idPrefixFor('1795000000000-AbCdEfGhIjKl') }]) {
+      const clean = sanitizeEmailHtml(html, options);
+      expect(dangerousResidue(clean, options)).toEqual([]);
+      expect(clean).not.toMatch(/(?:href|src)="(?!#m-)[^"]*leak\//);
+    }
+  });
+
+  it.each(sameOriginUrlForms)('drops the form from links and images: %s', (_name, form) => {
+    const clean = sanitizeEmailHtml(`<a href="${form('account/delete')}">a</a><img src="${form('account/delete')}">`);
+    expect(clean).toBe('<a rel="noopener noreferrer nofollow" target="_blank">a</a><img />');
+  });
+
+  it.each([
+    'https://shop.example/order/1?a=1&amp;b=2#top',
+    'HTTPS://SHOP.EXAMPLE/',
+    'http://shop.example:8080/x',
+    'https:\\\\shop.example\\x',
+    'https:///shop.example/x',
+    ' https://shop.example/x ',
+    'ht&#9;tps://shop.example/x',
+    'https&colon;//shop.example/x',
+  ])('keeps an absolute URL with its authority, as written: %s', (url) => {
+    const clean = sanitizeEmailHtml(`<a href="${url}">a</a>`);
+    expect(clean).toMatch(/^<a href="[^"]+" rel="noopener noreferrer nofollow" target="_blank">a<\/a>$/);
+    expect(dangerousResidue(clean)).toEqual([]);
+  });
+
+  it('keeps mailto links and cid and raster data images, which name no page', () => {
+    expect(sanitizeEmailHtml('<a href="mailto:help@shop.example">m</a><img src="cid:logo@shop"><img src="data:image/png;base64,iVBORw0KGgo=">')).toBe(
+      '<a href="mailto:help@shop.example" rel="noopener noreferrer nofollow" target="_blank">m</a><img src="cid:logo@shop" /><img src="data:image/png;base64,iVBORw0KGgo=" />',
+    );
+  });
 });
