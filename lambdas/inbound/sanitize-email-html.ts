@@ -59,9 +59,28 @@ const allowedAttributes: Record<string, string[]> = {
   time: ['datetime'],
 };
 
-const number = String.raw`-?(?:\d+(?:\.\d+)?|\.\d+)`;
-const length = String.raw`(?:${number}(?:px|pt|pc|em|rem|ex|ch|%|vw|vh|cm|mm|in)?|auto)`;
-const color = String.raw`(?:#[0-9a-f]{3,8}|[a-z]+|(?:rgb|rgba|hsl|hsla)\([\d.%,/ ]+\))`;
+/**
+ * Numbers without a sign and lengths without viewport units: nothing in a mail can pull its
+ * boxes above or before its container (negative margins, letter-spacing) or size them by the
+ * window rather than by the container (`vw`, `vh`), so it cannot lay a link over the host page.
+ */
+const number = String.raw`(?:\d+(?:\.\d+)?|\.\d+)`;
+const length = String.raw`(?:${number}(?:px|pt|pc|em|rem|ex|ch|%|cm|mm|in)?|auto)`;
+/**
+ * Opaque colours only: three or six hex digits, a name other than `transparent`, or `rgb()`/`hsl()`
+ * of three components (no alpha), so a link's text is never invisible.
+ */
+const component = String.raw`\s*\d+(?:\.\d+)?%?\s*`;
+const color = String.raw`(?:#[0-9a-f]{3}|#[0-9a-f]{6}|(?!transparent$)[a-z]+|(?:rgba?|hsla?)\(${component},${component},${component}\))`;
+/** A background or border may be see-through (the default), text may not. */
+const backgroundColor = String.raw`(?:${color}|transparent)`;
+/**
+ * Font sizes in absolute units up to 48 px (36 pt, 3 rem of the host's root size) or a size
+ * keyword: sizes relative to the parent (`em`, `%`, `larger`) compound when nested, and a glyph
+ * reaches above its line by about half its size, so a bounded size bounds how far text can
+ * reach above the mail's first line.
+ */
+const fontSize = String.raw`(?:(?:[0-3]?\d|4[0-8])(?:\.\d+)?px|(?:[0-2]?\d|3[0-6])(?:\.\d+)?pt|[0-2](?:\.\d+)?rem|3rem|xx-small|x-small|small|medium|large|x-large|xx-large)`;
 const borderStyle = 'none|hidden|dotted|dashed|solid|double|groove|ridge|inset|outset';
 
 /** One to `max` space-separated tokens, each matching `token`; nothing else (no `(`, `\`, `:`). */
@@ -75,7 +94,8 @@ function oneOf(...words: string[]): RegExp[] {
 
 const lengths = tokens(length);
 const colors = tokens(color, 1);
-const border = tokens(`${length}|${borderStyle}|${color}`, 3);
+const backgroundColors = tokens(backgroundColor, 1);
+const border = tokens(`${length}|${borderStyle}|${backgroundColor}`, 3);
 
 /**
  * Style properties kept, each with the only values allowed: colors, lengths, font names and
@@ -85,10 +105,10 @@ const border = tokens(`${length}|${borderStyle}|${color}`, 3);
  */
 const allowedStyles: Record<string, RegExp[]> = {
   color: colors,
-  'background-color': colors,
-  background: colors,
+  'background-color': backgroundColors,
+  background: backgroundColors,
   'font-family': [/^[\w ,"'-]+$/],
-  'font-size': [new RegExp(`^(?:${length}|xx-small|x-small|small|medium|large|x-large|xx-large|smaller|larger)$`, 'i')],
+  'font-size': [new RegExp(`^${fontSize}$`, 'i')],
   'font-weight': oneOf('normal', 'bold', 'bolder', 'lighter', '[1-9]00'),
   'font-style': oneOf('normal', 'italic', 'oblique'),
   'line-height': [new RegExp(`^(?:normal|${number}|${length})$`, 'i')],
@@ -96,7 +116,8 @@ const allowedStyles: Record<string, RegExp[]> = {
   'text-align': oneOf('left', 'right', 'center', 'justify', 'start', 'end'),
   'text-decoration': tokens('none|underline|overline|line-through', 3),
   'text-transform': oneOf('none', 'uppercase', 'lowercase', 'capitalize'),
-  'vertical-align': [new RegExp(`^(?:baseline|top|middle|bottom|text-top|text-bottom|sub|super|${length})$`, 'i')],
+  // Keywords only: a length or percentage raises a box above its line, over what comes before.
+  'vertical-align': oneOf('baseline', 'top', 'middle', 'bottom', 'text-top', 'text-bottom', 'sub', 'super'),
   'white-space': oneOf('normal', 'nowrap', 'pre', 'pre-wrap', 'pre-line'),
   'word-break': oneOf('normal', 'break-all', 'keep-all', 'break-word'),
   'overflow-wrap': oneOf('normal', 'break-word', 'anywhere'),
@@ -115,7 +136,7 @@ const allowedStyles: Record<string, RegExp[]> = {
   ),
   ...Object.fromEntries(['border', 'border-top', 'border-right', 'border-bottom', 'border-left'].map((p) => [p, border])),
   'border-style': tokens(borderStyle),
-  'border-color': tokens(color),
+  'border-color': tokens(backgroundColor),
 };
 
 /** A fragment link inside the mail: `#` and at least one character that cannot end the attribute or the URL. */

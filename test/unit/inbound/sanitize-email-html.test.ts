@@ -258,3 +258,26 @@ describe('sanitizeEmailHtml and URLs that resolve against the page showing the m
     );
   });
 });
+
+describe('sanitizeEmailHtml and styles that would move a mail out of its container', () => {
+  it.each([
+    ['a negative margin', 'margin-top:-40px', ''],
+    ['a negative shorthand margin', 'margin:0 0 0 -20px', ''],
+    ['negative letter-spacing', 'letter-spacing:-2px', ''],
+    ['a viewport width', 'width:100vw', ''],
+    ['a viewport height', 'height:50vh', ''],
+    ['a raising vertical-align', 'vertical-align:200px', ''],
+    ['a font size past 48 px', 'font-size:49px', ''],
+    ['a font size relative to the parent', 'font-size:3em', ''],
+    ['a transparent text colour', 'color:transparent', ''],
+    ['an 8-digit colour', 'color:#11223300', ''],
+    ['a 4-digit colour', 'color:#1230', ''],
+    ['an rgba() with alpha', 'color:rgba(0,0,0,0.5)', ''],
+    ['an hsl() with a slash alpha', 'color:hsl(0 0% 0% / 0)', ''],
+    ['the ordinary layout of mail', 'margin:0 auto;width:600px;font-size:14px;color:#333;background-color:transparent;vertical-align:top', 'margin:0 auto;width:600px;font-size:14px;color:#333;background-color:transparent;vertical-align:top'],
+    ['an opaque rgb()', 'color:rgb(10, 20, 30)', 'color:rgb(10, 20, 30)'],
+  ])('%s', (_name, style, kept) => {
+    const clean = sanitizeEmailHtml(`<p style="${style}">x</p>`);
+    expect(clean).toBe(kept ? `<p style="${kept}">x</p>` : '<p>x</p>');
+  });
+});
