@@ -12,7 +12,7 @@ import type { ConsoleRouteHandler } from '../lambdas/api/api-types';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../lambdas/adapters/oidc/identity-token-verifier';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { createServices, type BlobServices, type ConsoleServices } from '../lambdas/composition/services';
-import type { Clock } from '../lambdas/core/clock';
+import { systemClock, type Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired } from '../lambdas/inbound/sweep-expired';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
@@ -89,7 +89,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
       },
       overrides,
     ),
-    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(await localBlobStore(config.dataDir)),
+    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(await localBlobStore(config.dataDir, overrides.clock ?? systemClock)),
   };
   for (const domain of config.domains) await addDomain(domain, services);
 
@@ -161,8 +161,8 @@ async function loadRouteFunctions(services: BlobServices, consoleServices: Conso
 }
 
 /** Blobs under `DATA_DIR/blobs`; without a data directory, under a fresh temporary one. */
-async function localBlobStore(dataDir: string | undefined): Promise<BlobStore> {
+async function localBlobStore(dataDir: string | undefined, clock: Clock): Promise<BlobStore> {
   const root = dataDir ? join(dataDir, 'blobs') : await mkdtemp(join(tmpdir(), 'tempmail-blobs-'));
   await mkdir(root, { recursive: true });
-  return new DirectoryBlobStore(root);
+  return new DirectoryBlobStore(root, clock);
 }

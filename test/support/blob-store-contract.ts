@@ -4,6 +4,8 @@ import type { BlobRead, BlobStore } from '../../lambdas/core/mail-ports';
 
 export interface BlobStoreFixture {
   store: BlobStore;
+  /** The store's own "now", by which it dates what it writes (S3's clock; the local store's injected one). */
+  now(): Date;
   cleanup(): Promise<void>;
 }
 
@@ -136,8 +138,8 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       await store.put('aged/em_1', Buffer.from('one'));
       await store.put('aged/em_2', Buffer.from('two'));
       const hourMs = 60 * 60 * 1000;
-      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(Date.now() + hourMs) }))).toEqual(['aged/em_1', 'aged/em_2']);
-      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(Date.now() - hourMs) }))).toEqual([]);
+      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(fixture!.now().getTime() + hourMs) }))).toEqual(['aged/em_1', 'aged/em_2']);
+      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(fixture!.now().getTime() - hourMs) }))).toEqual([]);
     });
 
     it('keeps a key and the keys below it apart', async () => {

@@ -4,6 +4,7 @@ import { mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } fr
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { systemClock, type Clock } from '../../core/clock';
 import type { BlobRead, BlobStore } from '../../core/mail-ports';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
@@ -35,7 +36,15 @@ interface BlobHeader {
 export class DirectoryBlobStore implements BlobStore {
   private readonly root: string;
 
-  constructor(root: string) {
+  /**
+   * `clock` dates each blob (its file's modification time), as S3 dates an object by its own
+   * clock: a listing by age then compares the service's times with the service's times, never
+   * with the file system's.
+   */
+  constructor(
+    root: string,
+    private readonly clock: Clock = systemClock,
+  ) {
     this.root = resolve(root);
   }
 
@@ -50,7 +59,7 @@ export class DirectoryBlobStore implements BlobStore {
     let header: BlobHeader;
     try {
       header = { ...(await writeBody(handle, body)), ...(contentType === undefined ? {} : { contentType }) };
-      await sealBlob(temp, header);
+      await sealBlob(temp, header, this.clock.now());
       await rename(temp, file);
     } catch (error) {
       await unlink(temp).catch(ignoreAbsent);
@@ -182,7 +191,7 @@ async function writeBody(handle: FileHandle, body: Buffer | Readable): Promise<{
 }
 
 /** Writes the header in place, before the rename publishes header and bytes together. */
-async function sealBlob(temp: string, header: BlobHeader): Promise<void> {
+async function sealBlob(temp: string, header: BlobHeader, written: Date): Promise<void> {
   const json = JSON.stringify({ v: 1, ...header });
   if (Buffer.byteLength(json) >= headerBytes) throw new Error('Blob header does not fit.');
   const encoded = Buffer.alloc(headerBytes, ' ');
@@ -192,6 +201,7 @@ async function sealBlob(temp: string, header: BlobHeader): Promise<void> {
   try {
     const { bytesWritten } = await handle.write(encoded, 0, headerBytes, 0);
     if (bytesWritten !== headerBytes) throw new Error('Short write of a blob header.');
+    await handle.utimes(written, written);
   } finally {
     await handle.close();
   }

@@ -6,12 +6,15 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectoryBlobStore } from '../../../lambdas/adapters/blobs/directory-blob-store';
 import { bodyOf, collectKeys, describeBlobStoreContract } from '../../support/blob-store-contract';
+import { TestClock } from '../../support/test-clock';
 
 const mib = 1024 * 1024;
 
 describeBlobStoreContract('DirectoryBlobStore', async () => {
   const base = await mkdtemp(join(tmpdir(), 'blob-contract-'));
-  return { store: new DirectoryBlobStore(join(base, 'blobs')), cleanup: () => rm(base, { recursive: true, force: true }) };
+  // The store dates its blobs by the service's clock, whatever day the file system says it is.
+  const clock = new TestClock();
+  return { store: new DirectoryBlobStore(join(base, 'blobs'), clock), now: () => clock.now(), cleanup: () => rm(base, { recursive: true, force: true }) };
 });
 
 /** Every file under a directory, with its size: what a crash would leave behind. */

@@ -69,6 +69,8 @@ describe('S3BlobStore against fauxqs', () => {
     const store = new S3BlobStore(client, 'contract', { keyPrefix: 'blobs/' });
     return {
       store,
+      // The emulator dates objects by this process's clock, as S3 by its own.
+      now: () => new Date(),
       cleanup: async () => {
         for (const key of await collectKeys(store.list(''))) await store.delete(key);
       },
