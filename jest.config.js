@@ -44,6 +44,8 @@ module.exports = {
   // jose and oidc-provider (the console's token verification, the local issuer) ship ES modules only as well.
   transformIgnorePatterns: ['/node_modules/(?!@middy/|jose/|oidc-provider/)'],
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
+  // A run started through test/support/shifted-clock.sh checks that its clock really is shifted.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
   // Most suites wait on their own services' I/O: two workers keep both cores busy.
   maxWorkers: 2,
   testTimeout: 30_000,

@@ -1,6 +1,7 @@
 import { chromium, type Browser } from 'playwright-core';
+import { realClockEnvironment } from './real-clock';
 
-/** Debian's Chromium, installed by `test/support/ensure-chromium.sh` (never a browser download). */
+/** Debian's Chromium, installed by `test/support/ensure-system-packages.sh` (never a browser download). */
 export const chromiumPath = '/usr/bin/chromium';
 
 /**
@@ -11,6 +12,10 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
+    // The browser keeps the real clock when a test run shifts its own (test/support/shifted-clock.sh):
+    // Chromium under libfaketime slows to a crawl, and a browser whose clock differs from the
+    // service's by a year is a fair test of the console, which must never compare the two.
+    env: realClockEnvironment(),
     args: [
       '--no-sandbox',
       '--disable-gpu',

@@ -23,7 +23,7 @@ export interface LoopbackOrigin {
 
 /**
  * A self-signed certificate for 127.0.0.1, made with Debian's openssl (installed with the
- * browser by `ensure-chromium.sh`) and valid for a day: the browser context that loads the
+ * browser by `ensure-system-packages.sh`) and valid for a day: the browser context that loads the
  * origin ignores certificate errors, so no authority is needed.
  */
 async function selfSignedCertificate(): Promise<{ key: Buffer; cert: Buffer }> {
