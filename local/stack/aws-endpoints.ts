@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../lambdas/core/logger';
-import type { CallEvaluator, Decision } from './evaluator';
-import { s3Error, s3Operation } from './s3-stand-in';
-import { localAccount, localRegion, type StackFunction } from './template';
+import { callFromCommand, evaluate, type MappedCommand } from '../iam';
+import { s3Error, s3Operation, type S3Operation } from './s3-stand-in';
+import { localNaming, type StackFunction } from './template';
 
 /** One AWS call as the endpoints saw it, after evaluation. */
 export interface EvaluatedCall {
@@ -12,13 +12,13 @@ export interface EvaluatedCall {
   service: string;
   action: string;
   resource: string;
-  decision: Decision;
+  decision: 'allowed' | 'denied' | 'unmappable';
 }
 
 export interface AwsBackends {
   /** dynalite's endpoint. */
   dynamodb: string;
-  s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: NonNullable<ReturnType<typeof s3Operation>>, body: Buffer) => Promise<void>;
+  s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer) => Promise<void>;
   secrets: ReadonlyMap<string, string>;
 }
 
@@ -27,34 +27,8 @@ export interface FunctionEndpoint {
   close(): Promise<void>;
 }
 
-type Call = { service: string; checks: { action: string; resource: string }[] } | { service: string; unmappable: string };
-
-const tableArn = (name: string) => `arn:aws:dynamodb:${localRegion}:${localAccount}:table/${name}`;
-
-/** DynamoDB's JSON request, as the actions and resources IAM evaluates it on. */
-function dynamoDbCall(target: string, body: Record<string, unknown>): Call {
-  const operation = target.split('.')[1] ?? '';
-  const service = 'dynamodb';
-  const single = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'DescribeTable', 'DescribeTimeToLive'];
-  if (single.includes(operation) && typeof body.TableName === 'string') {
-    const resource = tableArn(body.TableName) + (typeof body.IndexName === 'string' ? `/index/${body.IndexName}` : '');
-    return { service, checks: [{ action: `dynamodb:${operation}`, resource }] };
-  }
-  if ((operation === 'BatchGetItem' || operation === 'BatchWriteItem') && body.RequestItems) {
-    return { service, checks: Object.keys(body.RequestItems).map((table) => ({ action: `dynamodb:${operation}`, resource: tableArn(table) })) };
-  }
-  if ((operation === 'TransactWriteItems' || operation === 'TransactGetItems') && Array.isArray(body.TransactItems)) {
-    const actions: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
-    const checks: { action: string; resource: string }[] = [];
-    for (const item of body.TransactItems as Record<string, { TableName?: string }>[]) {
-      const [kind, detail] = Object.entries(item)[0] ?? [];
-      if (!kind || !actions[kind] || typeof detail?.TableName !== 'string') return { service, unmappable: `${operation} item ${kind}` };
-      checks.push({ action: `dynamodb:${actions[kind]}`, resource: tableArn(detail.TableName) });
-    }
-    return { service, checks };
-  }
-  return { service, unmappable: `dynamodb operation ${operation || '(none)'}` };
-}
+/** The SDK service ids the endpoints serve, by SigV4 signing name. */
+const serviceIds: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', secretsmanager: 'Secrets Manager' };
 
 /** The signing service of a SigV4 request: which AWS service the SDK meant to call. */
 function signedService(req: IncomingMessage): string | undefined {
@@ -74,12 +48,11 @@ function jsonError(res: ServerResponse, status: number, type: string, message: s
  */
 export async function startFunctionEndpoint(
   fn: StackFunction,
-  evaluator: CallEvaluator,
   backends: AwsBackends,
   record: (call: EvaluatedCall) => void,
   logger: Logger,
 ): Promise<FunctionEndpoint> {
-  const principal = `arn:aws:sts::${localAccount}:assumed-role/${fn.roleArn.split('/').pop()}/${fn.name}`;
+  const principal = `arn:aws:sts::${localNaming.account}:assumed-role/${fn.role.roleArn.split('/').pop()}/${fn.name}`;
   const server: Server = createServer((req, res) => {
     serve(req, res).catch((error: Error) => {
       logger.error('aws endpoint failed', { function: fn.name, error: error.message });
@@ -94,46 +67,48 @@ export async function startFunctionEndpoint(
     const body = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://aws.local');
     const service = signedService(req) ?? 'unknown';
-    const target = String(req.headers['x-amz-target'] ?? '');
-    let call: Call;
-    let s3: ReturnType<typeof s3Operation>;
-    if (service === 'dynamodb') call = dynamoDbCall(target, JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>);
-    else if (service === 's3') {
+    const serviceId = serviceIds[service];
+    let command: string | undefined;
+    let input: Record<string, unknown> = {};
+    let s3: S3Operation | undefined;
+    if (service === 's3') {
       s3 = s3Operation(req.method ?? 'GET', url);
-      call = s3 ? { service, checks: [{ action: s3.action, resource: s3.resource }] } : { service, unmappable: `s3 ${req.method} ${url.search}` };
-    } else if (service === 'secretsmanager' && target === 'secretsmanager.GetSecretValue') {
-      const secretId = String((JSON.parse(body.toString('utf8') || '{}') as { SecretId?: string }).SecretId);
-      call = { service, checks: [{ action: 'secretsmanager:GetSecretValue', resource: secretId }] };
-    } else call = { service, unmappable: `${service} ${target || req.method}` };
-
-    if ('unmappable' in call) {
-      record({ function: fn.name, service, action: call.unmappable, resource: '', decision: 'unmappable' });
-      logger.error('aws call not evaluated: unmappable', { function: fn.name, call: call.unmappable });
-      return jsonError(res, 500, 'InternalFailure', `the local stack cannot evaluate ${call.unmappable}`);
+      if (s3) ({ command, input } = s3);
+    } else if (serviceId) {
+      // JSON protocols: the operation is the target's suffix, the input the body.
+      command = String(req.headers['x-amz-target'] ?? '').split('.')[1];
+      input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
     }
-    for (const check of call.checks) {
-      const decision = await evaluator.evaluate(fn, check.action, check.resource, {
-        'aws:PrincipalArn': fn.roleArn,
-        'aws:RequestedRegion': localRegion,
-      });
-      record({ function: fn.name, service, ...check, decision });
-      if (decision === 'allowed') continue;
-      const message =
-        decision === 'denied'
-          ? `User: ${principal} is not authorized to perform: ${check.action} on resource: ${check.resource} because no identity-based policy allows the ${check.action} action`
-          : `the IAM evaluator cannot map ${check.action} on ${check.resource}`;
-      logger.error(decision === 'denied' ? 'aws call denied' : 'aws call not evaluated: unmappable', {
+    const mapped: MappedCommand =
+      serviceId && command
+        ? callFromCommand(serviceId, command, input, localNaming)
+        : { kind: 'unmappable', reason: `${service} ${req.method} ${url.pathname}${url.search} is no call the local stack serves` };
+    if (mapped.kind === 'unmappable') {
+      record({ function: fn.name, service, action: command ?? '', resource: '', decision: 'unmappable' });
+      logger.error('aws call not evaluated', { function: fn.name, reason: mapped.reason });
+      return jsonError(res, 500, 'InternalFailure', `the local stack cannot evaluate this call: ${mapped.reason}`);
+    }
+    for (const request of mapped.requests) {
+      const decision = await evaluate(fn.role, request);
+      record({ function: fn.name, service, action: request.action, resource: request.resource, decision: decision.result });
+      if (decision.result === 'allowed') {
+        logger.info('aws call allowed', { function: fn.name, action: request.action, resource: request.resource });
+        continue;
+      }
+      logger.error(decision.result === 'denied' ? 'aws call denied' : 'aws call not evaluated', {
         function: fn.name,
-        action: check.action,
-        resource: check.resource,
+        action: request.action,
+        resource: request.resource,
+        reason: decision.reason,
       });
-      if (decision === 'unmappable') return jsonError(res, 500, 'InternalFailure', message);
+      if (decision.result === 'unmappable') return jsonError(res, 500, 'InternalFailure', decision.reason);
+      const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} because no identity-based policy allows the ${request.action} action`;
       if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
       return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
     }
     if (service === 'dynamodb') return forward(req, res, backends.dynamodb, body);
-    if (service === 's3') return backends.s3(req, res, url, s3!, body);
-    const arn = call.checks[0].resource;
+    if (s3) return backends.s3(req, res, url, s3, body);
+    const arn = mapped.requests[0]!.resource;
     const value = backends.secrets.get(arn);
     if (value === undefined) return jsonError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
     res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });

@@ -33,7 +33,7 @@ export class FunctionHost {
 
   constructor(
     readonly fn: StackFunction,
-    private readonly environment: () => Record<string, string>,
+    readonly environment: () => Record<string, string>,
   ) {}
 
   invoke(event: unknown, stream?: Writable): Promise<unknown> {

@@ -4,33 +4,30 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
 
-/** An S3 operation as IAM sees it: the action and the resource it is evaluated on. */
+/** An S3 REST request as the SDK command it is, with the input IAM reads. */
 export interface S3Operation {
-  action: string;
-  resource: string;
-  bucket: string;
-  key: string;
-  kind: 'get' | 'head' | 'put' | 'delete' | 'list' | 'create-upload' | 'upload-part' | 'complete-upload' | 'abort-upload';
+  command: 'GetObject' | 'HeadObject' | 'PutObject' | 'DeleteObject' | 'ListObjectsV2' | 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMultipartUpload' | 'AbortMultipartUpload';
+  input: { Bucket: string; Key?: string; Prefix?: string };
 }
 
-/** Maps a path-style S3 REST request onto its operation, or undefined when it is none the stand-in knows. */
+/** Maps a path-style S3 REST request onto its command, or undefined when it is none the stand-in serves. */
 export function s3Operation(method: string, url: URL): S3Operation | undefined {
   const [, bucket = '', ...rest] = url.pathname.split('/');
   const key = decodeURIComponent(rest.join('/'));
   const q = url.searchParams;
-  const object = (kind: S3Operation['kind'], action: string): S3Operation => ({ kind, action, bucket, key, resource: `arn:aws:s3:::${bucket}/${key}` });
+  const on = (command: S3Operation['command']): S3Operation => ({ command, input: { Bucket: bucket, Key: key } });
   if (!bucket) return undefined;
-  if (!key) return method === 'GET' && q.get('list-type') === '2' ? { kind: 'list', action: 's3:ListBucket', bucket, key, resource: `arn:aws:s3:::${bucket}` } : undefined;
-  if (method === 'POST' && q.has('uploads')) return object('create-upload', 's3:PutObject');
-  if (method === 'PUT' && q.has('uploadId')) return object('upload-part', 's3:PutObject');
-  if (method === 'POST' && q.has('uploadId')) return object('complete-upload', 's3:PutObject');
-  if (method === 'DELETE' && q.has('uploadId')) return object('abort-upload', 's3:AbortMultipartUpload');
-  if ([...q.keys()].some((name) => !name.startsWith('x-id') && !name.startsWith('response-'))) return undefined;
-  if (method === 'GET') return object('get', 's3:GetObject');
-  if (method === 'HEAD') return object('head', 's3:GetObject');
-  if (method === 'PUT') return object('put', 's3:PutObject');
-  if (method === 'DELETE') return object('delete', 's3:DeleteObject');
-  return undefined;
+  if (!key) {
+    if (method !== 'GET' || q.get('list-type') !== '2') return undefined;
+    return { command: 'ListObjectsV2', input: { Bucket: bucket, ...(q.get('prefix') ? { Prefix: q.get('prefix')! } : {}) } };
+  }
+  if (method === 'POST' && q.has('uploads')) return on('CreateMultipartUpload');
+  if (method === 'PUT' && q.has('uploadId')) return on('UploadPart');
+  if (method === 'POST' && q.has('uploadId')) return on('CompleteMultipartUpload');
+  if (method === 'DELETE' && q.has('uploadId')) return on('AbortMultipartUpload');
+  if ([...q.keys()].some((name) => name !== 'x-id')) return undefined;
+  const plain = { GET: 'GetObject', HEAD: 'HeadObject', PUT: 'PutObject', DELETE: 'DeleteObject' } as const;
+  return method in plain ? on(plain[method as keyof typeof plain]) : undefined;
 }
 
 const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -47,7 +44,7 @@ function decodeAwsChunked(body: Buffer): Buffer {
   for (;;) {
     const lineEnd = body.indexOf('\r\n', at);
     if (lineEnd < 0) break;
-    const size = parseInt(body.subarray(at, lineEnd).toString('latin1').split(';')[0], 16);
+    const size = parseInt(body.subarray(at, lineEnd).toString('latin1').split(';')[0] ?? '', 16);
     if (!size) break;
     parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
     at = lineEnd + 2 + size + 2;
@@ -63,38 +60,38 @@ function decodeAwsChunked(body: Buffer): Buffer {
 export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
   const uploads = new Map<string, { key: string; parts: Map<number, Buffer>; contentType?: string }>();
   return async function serve(req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, raw: Buffer): Promise<void> {
-    if (operation.bucket !== bucket) return s3Error(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
+    if (operation.input.Bucket !== bucket) return s3Error(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
     const chunked = String(req.headers['content-encoding'] ?? '').includes('aws-chunked') || String(req.headers['x-amz-content-sha256'] ?? '').startsWith('STREAMING-');
     const body = chunked ? decodeAwsChunked(raw) : raw;
     const contentType = req.headers['content-type'];
-    switch (operation.kind) {
-      case 'put': {
-        await blobs.put(operation.key, body, contentType ? { contentType } : {});
+    switch (operation.command) {
+      case 'PutObject': {
+        await blobs.put(operation.input.Key!, body, contentType ? { contentType } : {});
         res.writeHead(200, { etag: '"local"' });
         return void res.end();
       }
-      case 'get':
-      case 'head': {
-        const read = await blobs.get(operation.key, { ifNoneMatch: req.headers['if-none-match'] });
-        if (!read) return operation.kind === 'head' ? void (res.writeHead(404), res.end()) : s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+      case 'GetObject':
+      case 'HeadObject': {
+        const read = await blobs.get(operation.input.Key!, { ifNoneMatch: req.headers['if-none-match'] });
+        if (!read) return operation.command === 'HeadObject' ? void (res.writeHead(404), res.end()) : s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
         if (read.notModified) return void (res.writeHead(304, { etag: read.etag }), res.end());
         res.writeHead(200, {
           etag: read.etag,
           'content-length': read.size,
           ...(read.contentType ? { 'content-type': read.contentType } : {}),
         });
-        if (operation.kind === 'head') {
+        if (operation.command === 'HeadObject') {
           read.body.destroy();
           return void res.end();
         }
         read.body.pipe(res);
         return;
       }
-      case 'delete':
-        await blobs.delete(operation.key);
+      case 'DeleteObject':
+        await blobs.delete(operation.input.Key!);
         res.writeHead(204);
         return void res.end();
-      case 'list': {
+      case 'ListObjectsV2': {
         const prefix = url.searchParams.get('prefix') ?? '';
         const contents: string[] = [];
         for await (const key of blobs.list(prefix)) {
@@ -107,13 +104,13 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
           `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${bucket}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${contents.length}</KeyCount><IsTruncated>false</IsTruncated>${contents.join('')}</ListBucketResult>`,
         );
       }
-      case 'create-upload': {
+      case 'CreateMultipartUpload': {
         const uploadId = crypto.randomUUID();
-        uploads.set(uploadId, { key: operation.key, parts: new Map(), ...(contentType ? { contentType } : {}) });
+        uploads.set(uploadId, { key: operation.input.Key!, parts: new Map(), ...(contentType ? { contentType } : {}) });
         res.writeHead(200, { 'content-type': 'application/xml' });
-        return void res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${xmlEscape(operation.key)}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
+        return void res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${xmlEscape(operation.input.Key!)}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
       }
-      case 'upload-part': {
+      case 'UploadPart': {
         const upload = uploads.get(url.searchParams.get('uploadId') ?? '');
         if (!upload) return s3Error(res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
         const number = Number(url.searchParams.get('partNumber'));
@@ -121,7 +118,7 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
         res.writeHead(200, { etag: `"part-${number}"` });
         return void res.end();
       }
-      case 'complete-upload': {
+      case 'CompleteMultipartUpload': {
         const uploadId = url.searchParams.get('uploadId') ?? '';
         const upload = uploads.get(uploadId);
         if (!upload) return s3Error(res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
@@ -131,7 +128,7 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
         res.writeHead(200, { 'content-type': 'application/xml' });
         return void res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${xmlEscape(upload.key)}</Key><ETag>"local"</ETag></CompleteMultipartUploadResult>`);
       }
-      case 'abort-upload':
+      case 'AbortMultipartUpload':
         uploads.delete(url.searchParams.get('uploadId') ?? '');
         res.writeHead(204);
         return void res.end();
