@@ -8,7 +8,7 @@ import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { routes, type RouteDefinition } from '../../lambdas/api/routes';
-import { createServices } from '../../lambdas/composition/services';
+import { createServices, type ApiServices } from '../../lambdas/composition/services';
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { startApiGateway, type RouteFunction } from '../api-gateway';
@@ -26,6 +26,7 @@ import {
   apiMethods,
   localNaming,
   localResolver,
+  nameTablesLocally,
   readStack,
   receiptRules,
   requestAuthorizerFunction,
@@ -47,6 +48,8 @@ export interface StackRuntime {
   consoleUrl: string;
   issuer: string;
   smtpPort: number;
+  /** The operator's view of the storage (as `npm run admin` has it), not the functions'. */
+  services: ApiServices;
   /** Every AWS call the functions made, as evaluated. */
   calls: EvaluatedCall[];
   /** The functions that run, by logical id, with their environment as given. */
@@ -67,6 +70,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const logger = jsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
   const cdkOut = options.cdkOut ?? (await ensureCloudAssembly({ stage: config.env, domains: config.domains.join(',') }, (line) => console.log(line)));
   const template = readStack(cdkOut);
+  nameTablesLocally(template);
   options.editTemplate?.(template);
   if (config.dataDir) {
     await mkdir(config.dataDir, { recursive: true });
@@ -257,6 +261,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     consoleUrl: `${gateway.url}/console/`,
     issuer,
     smtpPort: smtp.port,
+    services: operator,
     calls,
     get functions() {
       return new Map([...hosts].map(([logicalId, fnHost]) => [logicalId, { name: fnHost.fn.name, environment: fnHost.environment(), invocations: fnHost.invocations }]));

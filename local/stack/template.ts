@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../iam';
 
 /**
@@ -27,6 +28,24 @@ export interface StackFunction {
   memoryMb: number;
   timeoutSeconds: number;
   role: FunctionRole;
+}
+
+/**
+ * Names the template's tables as `npm start` names its own (`tempmail-accounts`, ...), by the
+ * environment variable each function reads it from, so that the operator CLI works on the same
+ * `DATA_DIR` with either runner.
+ */
+export function nameTablesLocally(template: Template): void {
+  const names = localTableNames();
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const variables = (resource.Properties?.Environment?.Variables ?? {}) as Record<string, { Ref?: string }>;
+    for (const key of tableKeys) {
+      const table = variables[tableEnvironmentName(key)]?.Ref;
+      const properties = table ? template.Resources[table]?.Properties : undefined;
+      if (properties) properties.TableName = names[key];
+    }
+  }
 }
 
 /** Reads the stack's template from a cloud assembly. */
