@@ -52,7 +52,7 @@ export interface ApiProps {
 }
 
 /** The routes that sign or read list cursors, and so read the cursor secret. */
-export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages']);
+export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages', 'consoleListEmails']);
 
 const apiRoot = join(__dirname, '..', 'lambdas', 'api');
 
