@@ -1,3 +1,4 @@
+import { entryMetadataKey } from '../../lib/template-metadata';
 import { TemplateResolver, type Naming, type Template } from './resolve';
 
 /** A policy document as IAM reads it, with every intrinsic resolved. */
@@ -24,8 +25,7 @@ export interface FunctionRole {
   naming: Required<Naming>;
 }
 
-/** The metadata key under which each function records its source entry (lib/service-function.ts). */
-export const entryMetadataKey = 'tempmail:entry';
+export { entryMetadataKey };
 
 const roleRefs = (roles: unknown): string[] =>
   (Array.isArray(roles) ? roles : []).flatMap((role) => (role && typeof role === 'object' && 'Ref' in role ? [String(role.Ref)] : []));
