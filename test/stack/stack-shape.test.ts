@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openAccount } from '../../lambdas/core/accounts';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
@@ -6,6 +9,8 @@ import { startStack, type StackRuntime } from '../../local/stack/start-stack';
 import type { Template } from '../../local/stack/template';
 import type { LocalConfig } from '../../local/config';
 import { contractFetch } from '../support/contract';
+import { json } from '../support/json';
+import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
 import { signIn } from '../support/oidc-sign-in';
 import { sendMail } from '../support/smtp-client';
 
@@ -72,6 +77,28 @@ async function everyPage<T>(runtime: StackRuntime, path: string, auth: { key?: s
 
 const consoleSignIn = (runtime: StackRuntime, email: string) =>
   signIn({ issuer: runtime.issuer, clientId: localConsoleClientId, redirectUri: runtime.consoleUrl, email });
+
+describe('npm run start:stack', () => {
+  it('prints the ready line of npm start, serves with the operator CLI on its DATA_DIR, and stops cleanly on SIGTERM', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
+    const service = await spawnNpmStart({ DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' }, 60_000, 'start:stack');
+    try {
+      expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost/);
+      const created = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
+      expect(created.code).toBe(0);
+      const account = JSON.parse(created.stdout) as { api_key: string };
+      const domains = await contractFetch(`${service.apiUrl}/v1/domains`, { headers: { Authorization: `Bearer ${account.api_key}` } });
+      expect(domains.status).toBe(200);
+      expect((await json(domains)).data.map((record: { domain: string }) => record.domain)).toEqual(['tempmail.localhost']);
+      await service.stop('SIGTERM');
+      expect(service.output()).toContain('tempmail stopping (SIGTERM)');
+      expect(service.output()).not.toContain(account.api_key);
+    } finally {
+      await service.stop('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('the stack shape: API flows', () => {
   it('creates an address, replays the same create, and refuses a taken address with 409', async () => {
@@ -155,8 +182,8 @@ describe('the stack shape: console', () => {
 
   it('lists an inbox list longer than one page', async () => {
     const token = await consoleSignIn(stack, `many-${randomUUID()}@example.org`);
-    const key = (await (await call(stack, '/console/v1/keys', { token, method: 'POST', body: { label: 'many' } })).json()) as { data: { key: string } };
-    for (let i = 0; i < 21; i++) expect((await createEmail(stack, key.data.key, {})).status).toBe(201);
+    const key = (await (await call(stack, '/console/v1/keys', { token, method: 'POST', body: { label: 'many' } })).json()) as { data: { api_key: string } };
+    for (let i = 0; i < 21; i++) expect((await createEmail(stack, key.data.api_key, {})).status).toBe(201);
     const pages = await everyPage<{ id: string }>(stack, '/console/v1/emails', { token });
     expect(pages.length).toBeGreaterThan(1);
     expect(new Set(pages.flatMap((page) => page.data.map((email) => email.id))).size).toBe(21);
