@@ -7,9 +7,9 @@ import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
 import type { Template } from '../../local/stack/template';
-import type { LocalConfig } from '../../local/config';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
+import { testConfig } from '../support/local-service';
 import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
 import { signIn } from '../support/oidc-sign-in';
 import { sendMail } from '../support/smtp-client';
@@ -21,18 +21,7 @@ import { sendMail } from '../support/smtp-client';
  */
 jest.setTimeout(60_000);
 
-const config: LocalConfig = {
-  host: '127.0.0.1',
-  port: 0,
-  smtpPort: 0,
-  dataDir: undefined,
-  domains: ['tempmail.localhost'],
-  env: 'local',
-  messageTtlSeconds: 900,
-  emailTtlSeconds: 2_592_000,
-  cursorSecret: 'test-cursor-secret-0123456789abcdef',
-  logLevel: 'silent',
-};
+const config = testConfig;
 
 let cdkOut: string;
 let stack: StackRuntime;
