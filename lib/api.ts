@@ -52,7 +52,7 @@ export interface ApiProps {
 }
 
 /** The routes that sign or read list cursors, and so read the cursor secret. */
-export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages']);
+export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages', 'consoleListEmails']);
 
 const apiRoot = join(__dirname, '..', 'lambdas', 'api');
 
@@ -225,7 +225,7 @@ function gatewayResponseOptions(response: GatewayResponse): GatewayResponseOptio
   };
 }
 
-/** Reading an account and settling its allowance: two item actions, never a scan or a put. */
+/** Reading an account and settling its allowance: two item actions, never a scan. */
 function grantAllowance(storage: Storage, fn: ServiceFunction): void {
   storage.tables.accounts.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
 }
@@ -237,6 +237,8 @@ function grantAllowance(storage: Storage, fn: ServiceFunction): void {
 function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storage): void {
   const { tables } = storage;
   grantAllowance(storage, fn);
+  // A console route opens the account of a first sign-in (core/identities.ts: accountForIdentity).
+  if (route.auth === 'identity') tables.accounts.grant(fn, 'dynamodb:PutItem');
   switch (route.id) {
     case 'listDomains':
       tables.domains.grantReadData(fn);

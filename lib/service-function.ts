@@ -1,9 +1,14 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Architecture, Runtime, type FunctionProps } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, type CfnFunction, type FunctionProps } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { join, relative, sep } from 'node:path';
 import { bundleSettings } from './bundle-settings';
+import { entryMetadataKey } from './template-metadata';
+
+const projectRoot = join(__dirname, '..');
+
 
 export interface ServiceFunctionProps {
   /** The entry file; it exports `handler`. */
@@ -46,6 +51,9 @@ export class ServiceFunction extends NodejsFunction {
         forceDockerBundling: false,
       },
     });
+    // The template names each function's source entry, so that tools reading it (the permission
+    // check, the local stack runner) map a handler to its function without a hand-kept list.
+    (this.node.defaultChild as CfnFunction).addMetadata(entryMetadataKey, relative(projectRoot, props.entry).split(sep).join('/'));
     Validations.of(this).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',

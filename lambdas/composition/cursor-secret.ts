@@ -26,7 +26,10 @@ export function cursorSecretSource(client: Pick<SecretsManagerClient, 'send'>, s
  * Gives a route that signs or reads cursors the secret, read at its first request (the Lambda
  * runtime cannot await at import). Only these routes are granted the secret.
  */
-export function withCursorSecret<S extends ApiServices>(route: RouteHandler<S>, secret: () => Promise<string>): RouteHandler<S> {
+export function withCursorSecret<R, S extends ApiServices>(
+  route: (request: R, services: S) => ReturnType<RouteHandler>,
+  secret: () => Promise<string>,
+): (request: R, services: S) => ReturnType<RouteHandler> {
   return async (request, services) => route(request, { ...services, cursorSecret: await secret() });
 }
 

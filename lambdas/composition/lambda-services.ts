@@ -50,9 +50,14 @@ export function consoleLambdaServices(): ConsoleServices {
   if (consoleServices) return consoleServices;
   const base = lambdaServices();
   const oidc = z.parse(consoleEnvironment, process.env);
-  consoleServices = {
-    ...base,
-    identityVerifier: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, base),
-  };
+  // Built from the API's property descriptors, not a spread: a spread would drop the guard on
+  // `cursorSecret` and hand the console routes `undefined` as their signing key.
+  consoleServices = Object.defineProperties({} as ConsoleServices, {
+    ...Object.getOwnPropertyDescriptors(base),
+    identityVerifier: {
+      value: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, base),
+      enumerable: true,
+    },
+  });
   return consoleServices;
 }

@@ -28,6 +28,20 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/** A local runner's configuration for a test: free loopback ports, in memory, quiet. */
+export const testConfig: LocalConfig = {
+  host: '127.0.0.1',
+  port: 0,
+  smtpPort: 0,
+  dataDir: undefined,
+  domains: ['tempmail.localhost'],
+  env: 'local',
+  messageTtlSeconds: 900,
+  emailTtlSeconds: 2_592_000,
+  cursorSecret: 'test-cursor-secret-0123456789abcdef',
+  logLevel: 'silent',
+};
+
 /**
  * Starts the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback ports,
  * through the same `startLocal` that `npm start` calls, with a test clock. The sweeper runs
@@ -41,19 +55,7 @@ export async function startTestService(
   const clock = new TestClock();
   const logger = memoryLogger();
   const runtime = await startLocal(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      smtpPort: 0,
-      dataDir: undefined,
-      domains: ['tempmail.localhost'],
-      env: 'local',
-      messageTtlSeconds: 900,
-      emailTtlSeconds: 2_592_000,
-      cursorSecret: 'test-cursor-secret-0123456789abcdef',
-      logLevel: 'silent',
-      ...overrides,
-    },
+    { ...testConfig, ...overrides },
     { clock, logger, backgroundSweep: false, ...runtimeOverrides },
   );
   return {

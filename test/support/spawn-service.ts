@@ -23,8 +23,8 @@ export interface SpawnedService {
 }
 
 /** Runs `npm start` exactly as a person would, and waits for its `ready` line. */
-export async function spawnNpmStart(env: Record<string, string>, readyWithinMs = 20_000): Promise<SpawnedService> {
-  const child = spawn('npm', ['start', '--silent'], {
+export async function spawnNpmStart(env: Record<string, string>, readyWithinMs = 20_000, script = 'start'): Promise<SpawnedService> {
+  const child = spawn('npm', ['run', '--silent', script], {
     cwd: projectRoot,
     env: { ...process.env, PORT: '0', SMTP_PORT: '0', ...env },
     detached: true,

@@ -1,6 +1,7 @@
 import { listAccountEmails } from '../../core/account-emails';
 import type { ConsoleRouteHandler } from '../api-types';
 import { createConsoleHandler } from '../create-console-handler';
+import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
 import { consoleLambdaServices } from '../../composition/lambda-services';
 import { parseListQuery } from '../query';
 
@@ -10,4 +11,4 @@ export const route: ConsoleRouteHandler = async (request, services) => {
   return { status: 200, body: { data: page.items, pagination: page.pagination } };
 };
 
-export const handler = createConsoleHandler(route, consoleLambdaServices);
+export const handler = createConsoleHandler(withCursorSecret(route, lambdaCursorSecret), consoleLambdaServices);

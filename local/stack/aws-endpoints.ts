@@ -1,0 +1,140 @@
+import { once } from 'node:events';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../lambdas/core/logger';
+import { callFromCommand, evaluate, type MappedCommand } from '../iam';
+import { s3Error, s3Operation, type S3Operation } from './s3-stand-in';
+import { localNaming, type StackFunction } from './template';
+
+/** One AWS call as the endpoints saw it, after evaluation. */
+export interface EvaluatedCall {
+  function: string;
+  service: string;
+  action: string;
+  resource: string;
+  decision: 'allowed' | 'denied' | 'unmappable';
+}
+
+export interface AwsBackends {
+  /** dynalite's endpoint. */
+  dynamodb: string;
+  s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer) => Promise<void>;
+  secrets: ReadonlyMap<string, string>;
+}
+
+export interface FunctionEndpoint {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The SDK service ids the endpoints serve, by SigV4 signing name. */
+const serviceIds: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', secretsmanager: 'Secrets Manager' };
+
+/** The signing service of a SigV4 request: which AWS service the SDK meant to call. */
+function signedService(req: IncomingMessage): string | undefined {
+  return /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1];
+}
+
+function jsonError(res: ServerResponse, status: number, type: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type, 'x-amzn-requestid': 'local' });
+  res.end(JSON.stringify({ __type: type, message, Message: message }));
+}
+
+/**
+ * The AWS endpoints one function's SDK calls reach (`AWS_ENDPOINT_URL_*` in its environment): a
+ * port of its own, so every call is known to come from that function. Each call is mapped onto
+ * the IAM actions and resources AWS evaluates, evaluated against the function's role, logged,
+ * and either answered as AWS answers a denied call or passed on to the local service.
+ */
+export async function startFunctionEndpoint(
+  fn: StackFunction,
+  backends: AwsBackends,
+  record: (call: EvaluatedCall) => void,
+  logger: Logger,
+): Promise<FunctionEndpoint> {
+  const principal = `arn:aws:sts::${localNaming.account}:assumed-role/${fn.role.roleArn.split('/').pop()}/${fn.name}`;
+  const server: Server = createServer((req, res) => {
+    serve(req, res).catch((error: Error) => {
+      logger.error('aws endpoint failed', { function: fn.name, error: error.message });
+      if (!res.headersSent) jsonError(res, 500, 'InternalFailure', 'local endpoint failure');
+      else res.destroy();
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const url = new URL(req.url ?? '/', 'http://aws.local');
+    const service = signedService(req) ?? 'unknown';
+    const serviceId = serviceIds[service];
+    let command: string | undefined;
+    let input: Record<string, unknown> = {};
+    let s3: S3Operation | undefined;
+    if (service === 's3') {
+      s3 = s3Operation(req.method ?? 'GET', url);
+      if (s3) ({ command, input } = s3);
+    } else if (serviceId) {
+      // JSON protocols: the operation is the target's suffix, the input the body.
+      command = String(req.headers['x-amz-target'] ?? '').split('.')[1];
+      input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
+    }
+    const mapped: MappedCommand =
+      serviceId && command
+        ? callFromCommand(serviceId, command, input, localNaming)
+        : { kind: 'unmappable', reason: `${service} ${req.method} ${url.pathname}${url.search} is no call the local stack serves` };
+    if (mapped.kind === 'unmappable') {
+      record({ function: fn.name, service, action: command ?? '', resource: '', decision: 'unmappable' });
+      logger.error('aws call not evaluated', { function: fn.name, reason: mapped.reason });
+      return jsonError(res, 500, 'InternalFailure', `the local stack cannot evaluate this call: ${mapped.reason}`);
+    }
+    for (const request of mapped.requests) {
+      const decision = await evaluate(fn.role, request);
+      record({ function: fn.name, service, action: request.action, resource: request.resource, decision: decision.result });
+      if (decision.result === 'allowed') {
+        logger.info('aws call allowed', { function: fn.name, action: request.action, resource: request.resource });
+        continue;
+      }
+      logger.error(decision.result === 'denied' ? 'aws call denied' : 'aws call not evaluated', {
+        function: fn.name,
+        action: request.action,
+        resource: request.resource,
+        reason: decision.reason,
+      });
+      if (decision.result === 'unmappable') return jsonError(res, 500, 'InternalFailure', decision.reason);
+      const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} because no identity-based policy allows the ${request.action} action`;
+      if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
+      return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
+    }
+    if (service === 'dynamodb') return forward(req, res, backends.dynamodb, body);
+    if (s3) return backends.s3(req, res, url, s3, body);
+    const arn = mapped.requests[0]!.resource;
+    const value = backends.secrets.get(arn);
+    if (value === undefined) return jsonError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+    res.end(JSON.stringify({ ARN: arn, Name: arn.split(':').pop(), SecretString: value, VersionId: 'local', VersionStages: ['AWSCURRENT'], CreatedDate: 0 }));
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Passes an allowed call on to the local service as it came. */
+async function forward(req: IncomingMessage, res: ServerResponse, endpoint: string, body: Buffer): Promise<void> {
+  const target = new URL(req.url ?? '/', endpoint);
+  const upstream = request(target, { method: req.method, headers: { ...req.headers, host: target.host, 'content-length': body.length } });
+  upstream.end(body);
+  const [answer] = (await once(upstream, 'response')) as [IncomingMessage];
+  res.writeHead(answer.statusCode ?? 500, answer.headers);
+  answer.pipe(res);
+  await once(answer, 'end');
+}

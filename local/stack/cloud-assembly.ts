@@ -1,0 +1,50 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+const root = join(__dirname, '..', '..');
+/** What the synthesized stack is built from: a change to any of these makes a new synthesis. */
+const sources = ['bin', 'lib', 'lambdas', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
+
+async function* files(path: string): AsyncGenerator<string> {
+  const entries = await readdir(path, { withFileTypes: true }).catch(() => undefined);
+  if (!entries) {
+    yield path;
+    return;
+  }
+  for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) yield* files(join(path, entry.name));
+}
+
+/** A digest of the sources and the context: the cloud assembly is reused while it is the same. */
+async function sourceDigest(context: Record<string, string>): Promise<string> {
+  const hash = createHash('sha256').update(JSON.stringify(context));
+  for (const source of sources) {
+    for await (const file of files(join(root, source))) hash.update(relative(root, file)).update(await readFile(file));
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * The synthesized app for this context (`cdk synth` into `cdk.out.stack/`), reused when the
+ * sources and context have not changed since: a first synthesis bundles every function.
+ */
+export async function ensureCloudAssembly(context: Record<string, string>, log: (line: string) => void): Promise<string> {
+  const out = process.env.TEMPMAIL_STACK_CDK_OUT ?? join(root, 'cdk.out.stack');
+  const digest = await sourceDigest(context);
+  const stamp = join(out, 'source-digest');
+  if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === digest) return out;
+  log(`tempmail synthesizing the stack into ${relative(process.cwd(), out) || out} (a first synthesis bundles every function)`);
+  await rm(out, { recursive: true, force: true });
+  const args = ['cdk', 'synth', '--quiet', '--no-notices', '--output', out, ...Object.entries(context).flatMap(([key, value]) => ['--context', `${key}=${value}`])];
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('npx', args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, AWS_REGION: 'us-east-1' } });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cdk synth failed (${code}): ${errors}`))));
+  });
+  await writeFile(stamp, digest);
+  return out;
+}

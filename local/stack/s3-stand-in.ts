@@ -1,0 +1,137 @@
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { BlobStore } from '../../lambdas/core/mail-ports';
+
+/** An S3 REST request as the SDK command it is, with the input IAM reads. */
+export interface S3Operation {
+  command: 'GetObject' | 'HeadObject' | 'PutObject' | 'DeleteObject' | 'ListObjectsV2' | 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMultipartUpload' | 'AbortMultipartUpload';
+  input: { Bucket: string; Key?: string; Prefix?: string };
+}
+
+/** Maps a path-style S3 REST request onto its command, or undefined when it is none the stand-in serves. */
+export function s3Operation(method: string, url: URL): S3Operation | undefined {
+  const [, bucket = '', ...rest] = url.pathname.split('/');
+  const key = decodeURIComponent(rest.join('/'));
+  const q = url.searchParams;
+  const on = (command: S3Operation['command']): S3Operation => ({ command, input: { Bucket: bucket, Key: key } });
+  if (!bucket) return undefined;
+  if (!key) {
+    if (method !== 'GET' || q.get('list-type') !== '2') return undefined;
+    return { command: 'ListObjectsV2', input: { Bucket: bucket, ...(q.get('prefix') ? { Prefix: q.get('prefix')! } : {}) } };
+  }
+  if (method === 'POST' && q.has('uploads')) return on('CreateMultipartUpload');
+  if (method === 'PUT' && q.has('uploadId')) return on('UploadPart');
+  if (method === 'POST' && q.has('uploadId')) return on('CompleteMultipartUpload');
+  if (method === 'DELETE' && q.has('uploadId')) return on('AbortMultipartUpload');
+  if ([...q.keys()].some((name) => name !== 'x-id')) return undefined;
+  const plain = { GET: 'GetObject', HEAD: 'HeadObject', PUT: 'PutObject', DELETE: 'DeleteObject' } as const;
+  return method in plain ? on(plain[method as keyof typeof plain]) : undefined;
+}
+
+const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function s3Error(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': 'local' });
+  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message><RequestId>local</RequestId><HostId>local</HostId></Error>`);
+}
+
+/** Decodes an `aws-chunked` body (the SDK's streaming upload with trailing checksums). */
+function decodeAwsChunked(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = body.indexOf('\r\n', at);
+    if (lineEnd < 0) break;
+    const size = parseInt(body.subarray(at, lineEnd).toString('latin1').split(';')[0] ?? '', 16);
+    if (!size) break;
+    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * S3 over the project's blob directory (`DATA_DIR/blobs`), for the few operations the functions
+ * use: objects, their listing and multipart uploads. The operator CLI sees what the functions
+ * wrote, as with `npm start`.
+ */
+export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
+  const uploads = new Map<string, { key: string; parts: Map<number, Buffer>; contentType?: string }>();
+  return async function serve(req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, raw: Buffer): Promise<void> {
+    if (operation.input.Bucket !== bucket) return s3Error(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
+    const chunked = String(req.headers['content-encoding'] ?? '').includes('aws-chunked') || String(req.headers['x-amz-content-sha256'] ?? '').startsWith('STREAMING-');
+    const body = chunked ? decodeAwsChunked(raw) : raw;
+    const contentType = req.headers['content-type'];
+    switch (operation.command) {
+      case 'PutObject': {
+        await blobs.put(operation.input.Key!, body, contentType ? { contentType } : {});
+        res.writeHead(200, { etag: '"local"' });
+        return void res.end();
+      }
+      case 'GetObject':
+      case 'HeadObject': {
+        const read = await blobs.get(operation.input.Key!, { ifNoneMatch: req.headers['if-none-match'] });
+        if (!read) return operation.command === 'HeadObject' ? void (res.writeHead(404), res.end()) : s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+        if (read.notModified) return void (res.writeHead(304, { etag: read.etag }), res.end());
+        res.writeHead(200, {
+          etag: read.etag,
+          'content-length': read.size,
+          ...(read.contentType ? { 'content-type': read.contentType } : {}),
+        });
+        if (operation.command === 'HeadObject') {
+          read.body.destroy();
+          return void res.end();
+        }
+        read.body.pipe(res);
+        return;
+      }
+      case 'DeleteObject':
+        await blobs.delete(operation.input.Key!);
+        res.writeHead(204);
+        return void res.end();
+      case 'ListObjectsV2': {
+        const prefix = url.searchParams.get('prefix') ?? '';
+        const contents: string[] = [];
+        for await (const key of blobs.list(prefix)) {
+          const written = await stat(join(blobRoot, `${key}~blob`)).catch(() => undefined);
+          if (!written) continue;
+          contents.push(`<Contents><Key>${xmlEscape(key)}</Key><LastModified>${written.mtime.toISOString()}</LastModified><Size>${written.size}</Size></Contents>`);
+        }
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return void res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${bucket}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${contents.length}</KeyCount><IsTruncated>false</IsTruncated>${contents.join('')}</ListBucketResult>`,
+        );
+      }
+      case 'CreateMultipartUpload': {
+        const uploadId = crypto.randomUUID();
+        uploads.set(uploadId, { key: operation.input.Key!, parts: new Map(), ...(contentType ? { contentType } : {}) });
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return void res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${xmlEscape(operation.input.Key!)}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);
+      }
+      case 'UploadPart': {
+        const upload = uploads.get(url.searchParams.get('uploadId') ?? '');
+        if (!upload) return s3Error(res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+        const number = Number(url.searchParams.get('partNumber'));
+        upload.parts.set(number, body);
+        res.writeHead(200, { etag: `"part-${number}"` });
+        return void res.end();
+      }
+      case 'CompleteMultipartUpload': {
+        const uploadId = url.searchParams.get('uploadId') ?? '';
+        const upload = uploads.get(uploadId);
+        if (!upload) return s3Error(res, 404, 'NoSuchUpload', 'The specified upload does not exist.');
+        uploads.delete(uploadId);
+        const ordered = [...upload.parts.entries()].sort(([a], [b]) => a - b).map(([, part]) => part);
+        await blobs.put(upload.key, Readable.from(ordered), upload.contentType ? { contentType: upload.contentType } : {});
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return void res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${xmlEscape(upload.key)}</Key><ETag>"local"</ETag></CompleteMultipartUploadResult>`);
+      }
+      case 'AbortMultipartUpload':
+        uploads.delete(url.searchParams.get('uploadId') ?? '');
+        res.writeHead(204);
+        return void res.end();
+    }
+  };
+}

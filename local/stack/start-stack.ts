@@ -1,0 +1,341 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-store';
+import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
+import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { routes, type RouteDefinition } from '../../lambdas/api/routes';
+import { createServices, type ApiServices } from '../../lambdas/composition/services';
+import { addDomain } from '../../lambdas/core/domains';
+import { jsonLogger } from '../../lambdas/core/logger';
+import { startApiGateway, type RouteFunction } from '../api-gateway';
+import type { LocalConfig } from '../config';
+import { startConsoleFront, type ConsoleFront } from '../console-front';
+import { loadCursorSecret } from '../cursor-secret';
+import { announceEndpoint, runningEndpoint, withdrawEndpoint } from '../endpoint-file';
+import { startLocalDynamoDb } from '../local-dynamodb';
+import { maxMessageBytes, smtpError, startSmtpIntake } from '../smtp-intake';
+import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from './aws-endpoints';
+import { ensureCloudAssembly } from './cloud-assembly';
+import { FunctionHost } from './function-host';
+import { s3StandIn } from './s3-stand-in';
+import {
+  apiMethods,
+  localNaming,
+  localResolver,
+  nameTablesLocally,
+  readStack,
+  receiptRules,
+  requestAuthorizerFunction,
+  schedules,
+  stackFunctions,
+  tableInputs,
+  type Template,
+} from './template';
+
+export interface StackOptions {
+  /** A built cloud assembly to run; by default the app is synthesized (or a fresh one reused). */
+  cdkOut?: string;
+  /** Edits the template before it runs: a test removes a grant here. */
+  editTemplate?: (template: Template) => void;
+}
+
+export interface StackRuntime {
+  apiUrl: string;
+  consoleUrl: string;
+  issuer: string;
+  smtpPort: number;
+  /** The operator's view of the storage (as `npm run admin` has it), not the functions'. */
+  services: ApiServices;
+  /** Every AWS call the functions made, as evaluated. */
+  calls: EvaluatedCall[];
+  /** The functions that run, by logical id, with their environment as given. */
+  functions: Map<string, { name: string; environment: Record<string, string>; invocations: number }>;
+  /** Runs the scheduled sweeper once now. */
+  sweep(): Promise<unknown>;
+  /** Resolves once every asynchronous (Event) invocation so far has finished, its retries included. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The stack as synthesized, on one machine (DESIGN: local operator interface): every function
+ * from its bundled asset with its template environment, API Gateway from the template's methods,
+ * SES from its receipt rules, and every AWS call of a function evaluated against its role.
+ */
+export async function startStack(config: LocalConfig, options: StackOptions = {}): Promise<StackRuntime> {
+  const logger = jsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
+  const cdkOut = options.cdkOut ?? (await ensureCloudAssembly({ stage: config.env, domains: config.domains.join(',') }, (line) => console.log(line)));
+  const template = readStack(cdkOut);
+  nameTablesLocally(template);
+  options.editTemplate?.(template);
+  if (config.dataDir) {
+    await mkdir(config.dataDir, { recursive: true });
+    const running = await runningEndpoint(config.dataDir);
+    if (running) throw new Error(`another local service is using ${config.dataDir} (its DynamoDB answers at ${running})`);
+  }
+
+  // Storage: the template's tables in dynalite, its bucket over the blob directory, its secret.
+  const dynamodb = await startLocalDynamoDb({ path: config.dataDir && join(config.dataDir, 'dynamodb') });
+  const admin = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: localNaming.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  for (const input of tableInputs(template)) {
+    await admin.send(new CreateTableCommand(input as never)).catch((error: Error) => {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    });
+  }
+  const blobRoot = config.dataDir ? join(config.dataDir, 'blobs') : await mkdtemp(join(tmpdir(), 'tempmail-blobs-'));
+  await mkdir(blobRoot, { recursive: true });
+  const blobs = new DirectoryBlobStore(blobRoot);
+  const resolver = localResolver(template);
+  const cursorSecret = config.cursorSecret ?? (await loadCursorSecret(config.dataDir));
+  const secrets = new Map(
+    Object.entries(template.Resources)
+      .filter(([, resource]) => resource.Type === 'AWS::SecretsManager::Secret')
+      .map(([logicalId]) => [resolver.arnOf(logicalId), cursorSecret] as const),
+  );
+
+  // Which functions serve the stack: the API's, the authorizer, the receipt rules' and the schedules'.
+  const methods = apiMethods(template);
+  const authorizerId = requestAuthorizerFunction(template);
+  const rules = receiptRules(template);
+  const scheduled = schedules(template);
+  const serving = [
+    ...methods.map((method) => method.functionId),
+    ...(authorizerId ? [authorizerId] : []),
+    ...rules.flatMap((rule) => rule.actions.flatMap((action) => (action.kind === 'lambda' ? [action.functionId] : []))),
+    ...scheduled.map((schedule) => schedule.functionId),
+  ];
+  const functions = stackFunctions(template, cdkOut, serving);
+  const blobBucket = functions.find((fn) => fn.environment.BLOB_BUCKET)?.environment.BLOB_BUCKET ?? '';
+  const s3 = s3StandIn(blobBucket, blobs, blobRoot);
+
+  // The domains the operator adds, as `npm run admin` would.
+  const tableNames = tableNamesFrom(functions[0]?.environment ?? {});
+  if ('missing' in tableNames) throw new Error(`the template's functions lack table names: ${tableNames.missing.join(', ')}`);
+  const operator = createServices({ client: createDocumentClient({ endpoint: dynamodb.endpoint }), env: config.env, tableNames, cursorSecret, logLevel: config.logLevel });
+  for (const domain of config.domains) await addDomain(domain, operator);
+
+  const calls: EvaluatedCall[] = [];
+  const endpoints: FunctionEndpoint[] = [];
+  const hosts = new Map<string, FunctionHost>();
+  // The console's issuer stands in for the user pool: known once the front listens.
+  let front: ConsoleFront | undefined;
+  const routeFunctions = new Map<string, RouteFunction>();
+  const host = (logicalId: string) => {
+    const found = hosts.get(logicalId);
+    if (!found) throw new Error(`function ${logicalId} is not running`);
+    return found;
+  };
+  const gateway = await startApiGateway({
+    host: config.host,
+    port: config.port,
+    authorizer: async (event) => (await host(authorizerId!).invoke(event)) as never,
+    functions: routeFunctions,
+    front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
+  });
+  front = await startConsoleFront({ origin: gateway.url, clock: operator.clock, ...(config.oidc ? { issuer: config.oidc } : {}) });
+  const issuer = front.issuer;
+
+  for (const fn of functions) {
+    const endpoint = await startFunctionEndpoint(fn, { dynamodb: dynamodb.endpoint, s3, secrets }, (call) => calls.push(call), logger);
+    endpoints.push(endpoint);
+    const environment = {
+      ...fn.environment,
+      ...(fn.environment.OIDC_ISSUER !== undefined ? { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: front.clientId } : {}),
+      LOG_LEVEL: config.logLevel,
+      ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
+    };
+    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment));
+  }
+
+  // API: each route of the table served by the function its template method integrates with.
+  for (const route of routes as readonly RouteDefinition[]) {
+    const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
+    if (!method) continue;
+    const target = host(method.functionId);
+    routeFunctions.set(
+      route.id,
+      method.streamed
+        ? { mode: 'streamed', fn: async (event, stream) => void (await target.invoke(event, stream)) }
+        : { mode: 'buffered', fn: async (event) => (await target.invoke(event)) as never },
+    );
+  }
+
+  // SES: the receipt rules, in order, for the recipients each matches.
+  const inFlight = new Set<Promise<unknown>>();
+  const retries = Number(
+    (Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::EventInvokeConfig')?.Properties?.MaximumRetryAttempts as number | undefined) ?? 2,
+  );
+  const invokeEvent = (logicalId: string, event: unknown) => {
+    const run = (async () => {
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        try {
+          return await host(logicalId).invoke(event);
+        } catch (error) {
+          logger.error('asynchronous invocation failed', { function: host(logicalId).fn.name, attempt, error: (error as Error).message });
+        }
+      }
+      logger.error('asynchronous invocation given up after its retries (the dead-letter queue is not emulated)', { function: host(logicalId).fn.name });
+      return undefined;
+    })();
+    inFlight.add(run);
+    void run.finally(() => inFlight.delete(run));
+  };
+  const matches = (recipient: string, address: string) => {
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    return recipient === address || recipient === domain || (recipient.startsWith('.') && domain.endsWith(recipient));
+  };
+  const smtp = await startSmtpIntake<string>({
+    host: config.host,
+    port: config.smtpPort,
+    async acceptRecipient(address) {
+      const lower = address.toLowerCase();
+      if (!rules.some((rule) => rule.recipients.some((recipient) => matches(recipient, lower)))) throw smtpError(550, '5.1.1 Recipient address rejected');
+      return lower;
+    },
+    async receive(message: Readable, recipients: string[]) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of message) {
+        size += (chunk as Buffer).length;
+        if (size <= maxMessageBytes) chunks.push(chunk as Buffer);
+      }
+      if (size > maxMessageBytes) throw smtpError(552, '5.3.4 Message too big for this system');
+      const raw = Buffer.concat(chunks);
+      const messageId = randomBytes(20).toString('hex');
+      const timestamp = new Date().toISOString();
+      for (const rule of rules) {
+        const matched = recipients.filter((address) => rule.recipients.some((recipient) => matches(recipient, address.toLowerCase())));
+        if (matched.length === 0) continue;
+        let stopSet = false;
+        for (const action of rule.actions) {
+          if (action.kind === 's3') {
+            await blobs.put(`${action.prefix}${messageId}`, raw);
+            continue;
+          }
+          if (action.kind === 'unsupported') {
+            logger.warn('receipt rule action not emulated', { rule: rule.name, action: action.type });
+            continue;
+          }
+          const event = sesEvent(messageId, timestamp, matched, rule, action, resolver.arnOf(action.functionId));
+          if (action.invocationType === 'Event') {
+            invokeEvent(action.functionId, event);
+            continue;
+          }
+          const result = (await host(action.functionId).invoke(event).catch((error: Error) => {
+            logger.error('receipt rule function failed', { rule: rule.name, error: error.message });
+            return { disposition: 'STOP_RULE' };
+          })) as { disposition?: string } | undefined;
+          if (result?.disposition === 'STOP_RULE_SET') stopSet = true;
+          if (result?.disposition === 'STOP_RULE' || stopSet) break;
+        }
+        if (stopSet) break;
+      }
+    },
+  });
+
+  // The scheduled sweeper, as its rule's rate says.
+  const scheduledEvent = () => ({
+    version: '0',
+    id: crypto.randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: localNaming.account,
+    time: new Date().toISOString(),
+    region: localNaming.region,
+    resources: [],
+    detail: {},
+  });
+  const timers = scheduled.map((schedule) => {
+    const timer = setInterval(() => invokeEvent(schedule.functionId, scheduledEvent()), schedule.periodSeconds * 1000);
+    timer.unref();
+    return timer;
+  });
+  if (config.dataDir) await announceEndpoint(config.dataDir, dynamodb.endpoint);
+
+  return {
+    apiUrl: gateway.url,
+    consoleUrl: `${gateway.url}/console/`,
+    issuer,
+    smtpPort: smtp.port,
+    services: operator,
+    calls,
+    get functions() {
+      return new Map([...hosts].map(([logicalId, fnHost]) => [logicalId, { name: fnHost.fn.name, environment: fnHost.environment(), invocations: fnHost.invocations }]));
+    },
+    sweep: () => Promise.all(scheduled.map((schedule) => host(schedule.functionId).invoke(scheduledEvent()))),
+    settled: async () => {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+    close: async () => {
+      for (const timer of timers) clearInterval(timer);
+      await Promise.all([smtp.close(), gateway.close()]);
+      await Promise.all([...inFlight]).catch(() => undefined);
+      await Promise.all([...hosts.values()].map((fnHost) => fnHost.close()));
+      await Promise.all(endpoints.map((endpoint) => endpoint.close()));
+      if (config.dataDir) await withdrawEndpoint(config.dataDir);
+      admin.destroy();
+      await dynamodb.close();
+    },
+  };
+}
+
+/** What the Lambda runtime adds to a function's environment, with its AWS endpoints pointed at its own port. */
+function lambdaRuntimeEnvironment(name: string, memoryMb: number, endpoint: string): Record<string, string> {
+  return {
+    AWS_REGION: localNaming.region,
+    AWS_DEFAULT_REGION: localNaming.region,
+    AWS_LAMBDA_FUNCTION_NAME: name,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_ACCESS_KEY_ID: 'ASIALOCALSTACK',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SESSION_TOKEN: 'local',
+    TZ: ':UTC',
+    // Every service, named or not, answers at the function's own endpoint: nothing leaves unevaluated.
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_ENDPOINT_URL_S3: endpoint,
+    AWS_ENDPOINT_URL_SQS: endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+/** The event SES hands a Lambda action. */
+function sesEvent(
+  messageId: string,
+  timestamp: string,
+  recipients: string[],
+  rule: { name: string; scanEnabled: boolean },
+  action: { invocationType: string },
+  functionArn: string,
+) {
+  const pass = { status: 'PASS' };
+  return {
+    Records: [
+      {
+        eventSource: 'aws:ses',
+        eventVersion: '1.0',
+        ses: {
+          mail: { timestamp, source: '', messageId, destination: recipients, headersTruncated: false, headers: [], commonHeaders: {} },
+          receipt: {
+            timestamp,
+            processingTimeMillis: 0,
+            recipients,
+            spamVerdict: pass,
+            virusVerdict: rule.scanEnabled ? pass : { status: 'PROCESSING_FAILED' },
+            spfVerdict: pass,
+            dkimVerdict: pass,
+            dmarcVerdict: pass,
+            action: { type: 'Lambda', functionArn, invocationType: action.invocationType },
+          },
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,214 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../iam';
+
+/**
+ * The part of `npm run start:stack` that reads the synthesized template: the stack's functions
+ * (asset, handler, limits, resolved environment and role), its tables, API methods, receipt rules
+ * and schedules. Names and ARNs are resolved by the IAM module's resolver, so that what a function
+ * calls and what its policies name agree. Nothing else in the runner reads CloudFormation.
+ */
+
+type Json = unknown;
+export type { Template };
+
+/** The local deployment's account, Region and stack name. */
+export const localNaming = { account: '000000000000', region: 'us-east-1', stackName: 'tempmail-local' };
+
+export interface StackFunction {
+  logicalId: string;
+  name: string;
+  arn: string;
+  assetDir: string;
+  /** `index.handler` splits into the file and its export. */
+  file: string;
+  exportName: string;
+  environment: Record<string, string>;
+  memoryMb: number;
+  timeoutSeconds: number;
+  role: FunctionRole;
+}
+
+/**
+ * Names the template's tables as `npm start` names its own (`tempmail-accounts`, ...), by the
+ * environment variable each function reads it from, so that the operator CLI works on the same
+ * `DATA_DIR` with either runner.
+ */
+export function nameTablesLocally(template: Template): void {
+  const names = localTableNames();
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const variables = (resource.Properties?.Environment?.Variables ?? {}) as Record<string, { Ref?: string }>;
+    for (const key of tableKeys) {
+      const table = variables[tableEnvironmentName(key)]?.Ref;
+      const properties = table ? template.Resources[table]?.Properties : undefined;
+      if (properties) properties.TableName = names[key];
+    }
+  }
+}
+
+/** Reads the stack's template from a cloud assembly. */
+export function readStack(cdkOut: string): Template {
+  const manifest = JSON.parse(readFileSync(join(cdkOut, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const stack = Object.values(manifest.artifacts).find((artifact) => artifact.type === 'aws:cloudformation:stack');
+  if (!stack?.properties?.templateFile) throw new Error(`no stack template in ${cdkOut}`);
+  return JSON.parse(readFileSync(join(cdkOut, stack.properties.templateFile), 'utf8')) as Template;
+}
+
+function resourcesOfType(template: Template, type: string) {
+  return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+export function localResolver(template: Template): TemplateResolver {
+  return new TemplateResolver(template, localNaming);
+}
+
+/** The functions with these logical ids, from their bundled assets, with their roles. */
+export function stackFunctions(template: Template, cdkOut: string, logicalIds: Iterable<string>): StackFunction[] {
+  const roles = loadFunctionRoles(template, localNaming);
+  const resolver = localResolver(template);
+  return [...new Set(logicalIds)].map((logicalId) => {
+    const properties = template.Resources[logicalId]?.Properties ?? {};
+    const role = roles.get(logicalId);
+    const code = properties.Code as { S3Key?: string } | undefined;
+    if (!role || !code?.S3Key) throw new Error(`function ${logicalId} has no bundled asset in the template`);
+    const [file = 'index', exportName = 'handler'] = String(properties.Handler).split(/\.(?=[^.]+$)/);
+    return {
+      logicalId,
+      name: role.functionName,
+      arn: resolver.arnOf(logicalId),
+      assetDir: join(cdkOut, `asset.${code.S3Key.replace(/\.zip$/, '')}`),
+      file,
+      exportName,
+      environment: role.environment,
+      memoryMb: Number(properties.MemorySize ?? 128),
+      timeoutSeconds: Number(properties.Timeout ?? 3),
+      role,
+    };
+  });
+}
+
+/** The logical id of the function an ARN-bearing value names (`Fn::GetAtt [Fn, Arn]` somewhere inside). */
+function functionOf(value: Json): string | undefined {
+  const text = JSON.stringify(value);
+  return /"Fn::GetAtt":\["([^"]+)","Arn"\]/.exec(text)?.[1] ?? /"Ref":"([^"]+)"/.exec(text)?.[1];
+}
+
+export interface ApiMethod {
+  httpMethod: string;
+  /** The resource path, from the chain of `AWS::ApiGateway::Resource` path parts. */
+  path: string;
+  authorization: string;
+  functionId: string;
+  streamed: boolean;
+}
+
+/** The REST API's methods and the function each integrates with. */
+export function apiMethods(template: Template): ApiMethod[] {
+  const pathOf = (id: string | undefined): string => {
+    const resource = id ? template.Resources[id] : undefined;
+    if (!resource || resource.Type !== 'AWS::ApiGateway::Resource') return '';
+    const parent = resource.Properties?.ParentId as { Ref?: string };
+    return `${pathOf(parent.Ref)}/${String(resource.Properties?.PathPart)}`;
+  };
+  return resourcesOfType(template, 'AWS::ApiGateway::Method').flatMap(([, method]) => {
+    const properties = method.Properties ?? {};
+    const integration = properties.Integration as { Type?: string; Uri?: Json; ResponseTransferMode?: string } | undefined;
+    const functionId = integration?.Type === 'AWS_PROXY' ? functionOf(integration.Uri) : undefined;
+    if (!functionId) return [];
+    return [
+      {
+        httpMethod: String(properties.HttpMethod),
+        path: pathOf((properties.ResourceId as { Ref?: string }).Ref) || '/',
+        authorization: String(properties.AuthorizationType ?? 'NONE'),
+        functionId,
+        streamed: integration?.ResponseTransferMode === 'STREAM',
+      },
+    ];
+  });
+}
+
+/** The function of the REQUEST authorizer. */
+export function requestAuthorizerFunction(template: Template): string | undefined {
+  const [, authorizer] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer').find(([, resource]) => resource.Properties?.Type === 'REQUEST') ?? [];
+  return authorizer ? functionOf(authorizer.Properties?.AuthorizerUri) : undefined;
+}
+
+export type ReceiptAction =
+  | { kind: 'lambda'; functionId: string; invocationType: 'RequestResponse' | 'Event' }
+  | { kind: 's3'; bucketId: string; prefix: string }
+  | { kind: 'unsupported'; type: string };
+
+export interface ReceiptRule {
+  name: string;
+  recipients: string[];
+  scanEnabled: boolean;
+  actions: ReceiptAction[];
+}
+
+/** The active rule set's receipt rules, in order (each names the rule it follows with `After`). */
+export function receiptRules(template: Template): ReceiptRule[] {
+  const rules = resourcesOfType(template, 'AWS::SES::ReceiptRule').map(([, resource]) => {
+    const rule = resource.Properties?.Rule as Record<string, Json>;
+    const actions = ((rule.Actions ?? []) as Record<string, Record<string, Json>>[]).map((action): ReceiptAction => {
+      if (action.LambdaAction) {
+        return {
+          kind: 'lambda',
+          functionId: functionOf(action.LambdaAction.FunctionArn)!,
+          invocationType: action.LambdaAction.InvocationType === 'RequestResponse' ? 'RequestResponse' : 'Event',
+        };
+      }
+      if (action.S3Action) return { kind: 's3', bucketId: functionOf(action.S3Action.BucketName)!, prefix: String(action.S3Action.ObjectKeyPrefix ?? '') };
+      return { kind: 'unsupported', type: Object.keys(action)[0] ?? '' };
+    });
+    return {
+      after: resource.Properties?.After as string | undefined,
+      rule: {
+        name: String(rule.Name),
+        recipients: ((rule.Recipients ?? []) as string[]).map((recipient) => recipient.toLowerCase()),
+        scanEnabled: rule.ScanEnabled === true,
+        actions,
+        enabled: rule.Enabled !== false,
+      },
+    };
+  });
+  const ordered: ReceiptRule[] = [];
+  let previous: string | undefined;
+  while (ordered.length < rules.length) {
+    const next = rules.find((entry) => entry.after === previous && !ordered.includes(entry.rule)) ?? rules.find((entry) => !ordered.includes(entry.rule))!;
+    ordered.push(next.rule);
+    previous = next.rule.name;
+  }
+  return ordered.filter((rule) => (rule as ReceiptRule & { enabled: boolean }).enabled);
+}
+
+/** The scheduled rules' targets: the function and its period in seconds. */
+export function schedules(template: Template): { functionId: string; periodSeconds: number }[] {
+  return resourcesOfType(template, 'AWS::Events::Rule').flatMap(([, rule]) => {
+    const rate = /^rate\((\d+) (minute|minutes|hour|hours)\)$/.exec(String(rule.Properties?.ScheduleExpression ?? ''));
+    if (!rate || rule.Properties?.State === 'DISABLED') return [];
+    const period = Number(rate[1]) * (rate[2]!.startsWith('hour') ? 3600 : 60);
+    return ((rule.Properties?.Targets ?? []) as { Arn: Json }[]).map((target) => ({ functionId: functionOf(target.Arn)!, periodSeconds: period }));
+  });
+}
+
+/** Each table's CreateTable input, under its local name. */
+export function tableInputs(template: Template): Record<string, unknown>[] {
+  const resolver = localResolver(template);
+  return [...resourcesOfType(template, 'AWS::DynamoDB::GlobalTable'), ...resourcesOfType(template, 'AWS::DynamoDB::Table')].map(([logicalId, table]) => {
+    const properties = table.Properties ?? {};
+    const indexes = properties.GlobalSecondaryIndexes as Record<string, Json>[] | undefined;
+    return {
+      TableName: resolver.physicalName(logicalId),
+      AttributeDefinitions: properties.AttributeDefinitions,
+      KeySchema: properties.KeySchema,
+      BillingMode: 'PAY_PER_REQUEST',
+      ...(indexes?.length
+        ? { GlobalSecondaryIndexes: indexes.map((index) => ({ IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection })) }
+        : {}),
+    };
+  });
+}

@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openAccount } from '../../lambdas/core/accounts';
+import { localConsoleClientId } from '../../local/local-oidc-issuer';
+import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
+import { startStack, type StackRuntime } from '../../local/stack/start-stack';
+import type { Template } from '../../local/stack/template';
+import { contractFetch } from '../support/contract';
+import { json } from '../support/json';
+import { testConfig } from '../support/local-service';
+import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
+import { signIn } from '../support/oidc-sign-in';
+import { sendMail } from '../support/smtp-client';
+
+/**
+ * The stack as it deploys (`npm run start:stack`): every function from its bundled asset with its
+ * template environment, every AWS call evaluated against its role. The flows a user relies on
+ * pass here as they pass against `npm start`, and a grant the code needs cannot go missing.
+ */
+jest.setTimeout(60_000);
+
+const config = testConfig;
+
+let cdkOut: string;
+let stack: StackRuntime;
+
+beforeAll(async () => {
+  // A first synthesis bundles every function (minutes); later runs reuse it while the sources are unchanged.
+  cdkOut = await ensureCloudAssembly({ stage: config.env, domains: config.domains.join(',') }, () => undefined);
+  stack = await startStack(config, { cdkOut });
+}, 600_000);
+afterAll(() => stack?.close());
+
+const call = (runtime: StackRuntime, path: string, init: { key?: string; token?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+  contractFetch(`${runtime.apiUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.key ? { Authorization: `Bearer ${init.key}` } : {}),
+      ...(init.token ? { Authorization: `Bearer ${init.token}` } : {}),
+      ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...init.headers,
+    },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+
+const createEmail = (runtime: StackRuntime, key: string, body: unknown, idempotencyKey = `idem-${randomUUID()}`) =>
+  call(runtime, '/v1/emails', { key, method: 'POST', body, headers: { 'Idempotency-Key': idempotencyKey } });
+
+type Page<T> = { data: T[]; pagination: { has_more: boolean; next_cursor?: string } };
+
+async function everyPage<T>(runtime: StackRuntime, path: string, auth: { key?: string; token?: string }, limit?: number): Promise<Page<T>[]> {
+  const pages: Page<T>[] = [];
+  let cursor: string | undefined;
+  do {
+    const query = new URLSearchParams({ ...(limit ? { limit: String(limit) } : {}), ...(cursor ? { cursor } : {}) }).toString();
+    const response = await call(runtime, `${path}${query ? `?${query}` : ''}`, auth);
+    expect(response.status).toBe(200);
+    const page = (await response.json()) as Page<T>;
+    pages.push(page);
+    cursor = page.pagination.has_more ? page.pagination.next_cursor : undefined;
+  } while (cursor);
+  return pages;
+}
+
+const consoleSignIn = (runtime: StackRuntime, email: string) =>
+  signIn({ issuer: runtime.issuer, clientId: localConsoleClientId, redirectUri: runtime.consoleUrl, email });
+
+describe('npm run start:stack', () => {
+  it('prints the ready line of npm start, serves with the operator CLI on its DATA_DIR, and stops cleanly on SIGTERM', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
+    const service = await spawnNpmStart({ DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' }, 60_000, 'start:stack');
+    try {
+      expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost/);
+      const created = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
+      expect(created.code).toBe(0);
+      const account = JSON.parse(created.stdout) as { api_key: string };
+      const domains = await contractFetch(`${service.apiUrl}/v1/domains`, { headers: { Authorization: `Bearer ${account.api_key}` } });
+      expect(domains.status).toBe(200);
+      expect((await json(domains)).data.map((record: { domain: string }) => record.domain)).toEqual(['tempmail.localhost']);
+      await service.stop('SIGTERM');
+      expect(service.output()).toContain('tempmail stopping (SIGTERM)');
+      expect(service.output()).not.toContain(account.api_key);
+    } finally {
+      await service.stop('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the stack shape: API flows', () => {
+  it('creates an address, replays the same create, and refuses a taken address with 409', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const first = await createEmail(stack, apiKey, { local_part: 'stack-create' }, 'stack-create-0001');
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as { data: { id: string; address: string } };
+    expect(created.data.address).toBe('stack-create@tempmail.localhost');
+
+    const replay = await createEmail(stack, apiKey, { local_part: 'stack-create' }, 'stack-create-0001');
+    expect(replay.status).toBe(201);
+    expect(((await replay.json()) as typeof created).data.id).toBe(created.data.id);
+
+    const other = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const taken = await createEmail(stack, other.apiKey, { local_part: 'stack-create' });
+    expect(taken.status).toBe(409);
+  });
+
+  it('receives mail over SMTP through the receipt rule, lists it across pages, and serves message, source and attachment', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const email = ((await (await createEmail(stack, apiKey, { local_part: 'stack-mail' })).json()) as { data: { id: string; address: string } }).data;
+    for (const n of [1, 2, 3]) {
+      await sendMail(stack.smtpPort, {
+        from: 'sender@example.org',
+        to: email.address,
+        subject: `stack ${n}`,
+        text: `body ${n}`,
+        attachments: n === 1 ? [{ filename: 'note.txt', content: 'attached bytes' }] : [],
+      });
+    }
+    // The parser is invoked as an Event: the mail is listed once its invocation has finished.
+    await stack.settled();
+
+    const pages = await everyPage<{ id: string; subject: string }>(stack, `/v1/emails/${email.id}/messages`, { key: apiKey }, 2);
+    expect(pages).toHaveLength(2);
+    const listed = pages.flatMap((page) => page.data);
+    expect(listed.map((message) => message.subject).sort()).toEqual(['stack 1', 'stack 2', 'stack 3']);
+
+    const withFile = listed.find((message) => message.subject === 'stack 1')!;
+    const read = await call(stack, `/v1/messages/${withFile.id}`, { key: apiKey });
+    expect(read.status).toBe(200);
+    const message = ((await read.json()) as { data: { text: string; attachments: { id: string; filename: string }[] } }).data;
+    expect(message.text).toContain('body 1');
+    expect(message.attachments.map((file) => file.filename)).toEqual(['note.txt']);
+
+    const source = await call(stack, `/v1/messages/${withFile.id}/source`, { key: apiKey });
+    expect(source.status).toBe(200);
+    expect(await source.text()).toContain('Subject: stack 1');
+
+    const attachment = await call(stack, `/v1/messages/${withFile.id}/attachments/${message.attachments[0]!.id}`, { key: apiKey });
+    expect(attachment.status).toBe(200);
+    expect(await attachment.text()).toBe('attached bytes');
+  });
+
+  it('answers a recipient no receipt rule covers with 550 at RCPT TO', async () => {
+    await expect(sendMail(stack.smtpPort, { from: 'a@example.org', to: 'x@not-ours.example', subject: 's', text: 't' })).rejects.toMatchObject({
+      responseCode: 550,
+    });
+  });
+
+  it('counts usage and answers 429 once the free allowance is spent', async () => {
+    const { apiKey } = await openAccount({ plan: 'free', env: 'local' }, stack.services);
+    const usage = await call(stack, '/v1/usage', { key: apiKey });
+    expect(usage.status).toBe(200);
+    let status = 200;
+    for (let i = 0; i < 101 && status === 200; i++) status = (await call(stack, '/v1/domains', { key: apiKey })).status;
+    expect(status).toBe(429);
+  });
+});
+
+describe('the stack shape: console', () => {
+  it("opens the account of a first sign-in, and manages its keys", async () => {
+    const token = await consoleSignIn(stack, `first-${randomUUID()}@example.org`);
+    const account = await call(stack, '/console/v1/account', { token });
+    expect(account.status).toBe(200);
+    const created = await call(stack, '/console/v1/keys', { token, method: 'POST', body: { label: 'ci' } });
+    expect(created.status).toBe(201);
+    const keys = await call(stack, '/console/v1/keys', { token });
+    expect(keys.status).toBe(200);
+  });
+
+  it('lists an inbox list longer than one page', async () => {
+    const token = await consoleSignIn(stack, `many-${randomUUID()}@example.org`);
+    const key = (await (await call(stack, '/console/v1/keys', { token, method: 'POST', body: { label: 'many' } })).json()) as { data: { api_key: string } };
+    for (let i = 0; i < 21; i++) expect((await createEmail(stack, key.data.api_key, {})).status).toBe(201);
+    const pages = await everyPage<{ id: string }>(stack, '/console/v1/emails', { token });
+    expect(pages.length).toBeGreaterThan(1);
+    expect(new Set(pages.flatMap((page) => page.data.map((email) => email.id))).size).toBe(21);
+  });
+});
+
+describe('the stack shape: IAM', () => {
+  it('evaluated every AWS call of every function that ran, and none reached storage around its endpoint', () => {
+    expect(stack.calls.length).toBeGreaterThan(0);
+    expect(stack.calls.filter((evaluated) => evaluated.decision !== 'allowed')).toEqual([]);
+    for (const [, fn] of stack.functions) {
+      const endpoints = Object.entries(fn.environment).filter(([name]) => name.startsWith('AWS_ENDPOINT_URL'));
+      expect(new Set(endpoints.map(([, url]) => url)).size).toBe(1);
+      if (fn.invocations > 0) expect(stack.calls.some((evaluated) => evaluated.function === fn.name)).toBe(true);
+    }
+  });
+
+  it('answers a call its role does not grant as AWS does, logs it, and the request answers 500', async () => {
+    let listMessages = '';
+    const variant = await startStack(config, {
+      cdkOut,
+      editTemplate: (template) => {
+        listMessages = withoutGrant(template, 'ApilistMessagesFunction', 'dynamodb:Query');
+      },
+    });
+    try {
+      const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, variant.services);
+      const email = ((await (await createEmail(variant, apiKey, {})).json()) as { data: { id: string } }).data;
+      const listed = await call(variant, `/v1/emails/${email.id}/messages`, { key: apiKey });
+      expect(listed.status).toBe(500);
+      const denied = variant.calls.filter((evaluated) => evaluated.decision === 'denied');
+      expect(denied).toEqual([expect.objectContaining({ action: 'dynamodb:Query', function: variant.functions.get(listMessages)!.name })]);
+    } finally {
+      await variant.close();
+    }
+  });
+});
+
+/** Removes one action from every statement of a function's role policies; returns the function's logical id. */
+function withoutGrant(template: Template, functionPrefix: string, action: string): string {
+  const [functionId, fn] = Object.entries(template.Resources).find(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(functionPrefix))!;
+  const roleId = (fn.Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  for (const resource of Object.values(template.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy' || !JSON.stringify(resource.Properties!.Roles).includes(`"${roleId}"`)) continue;
+    for (const statement of resource.Properties!.PolicyDocument.Statement as { Action: string | string[] }[]) {
+      statement.Action = ([] as string[]).concat(statement.Action).filter((granted) => granted !== action);
+    }
+  }
+  return functionId;
+}

@@ -1,0 +1,215 @@
+import { callFromCommand, evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../../../local/iam';
+
+const naming = { account: '111122223333', region: 'eu-west-1', stackName: 'Tempmail-test' };
+const env = { account: naming.account, region: naming.region };
+const tableArn = (name: string) => `arn:aws:dynamodb:eu-west-1:111122223333:table/Tempmail-test-${name}`;
+
+/** A template shaped as CDK synthesizes one: a function, its role, a default policy, a managed policy. */
+const template: Template = {
+  Parameters: { BootstrapVersion: { Default: '/cdk-bootstrap/hnb659fds/version' } },
+  Resources: {
+    Accounts: { Type: 'AWS::DynamoDB::GlobalTable', Properties: {} },
+    Emails: { Type: 'AWS::DynamoDB::GlobalTable', Properties: {} },
+    Named: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: { 'Fn::Sub': '${AWS::StackName}-named' } } },
+    Mail: { Type: 'AWS::S3::Bucket', Properties: {} },
+    Secret: { Type: 'AWS::SecretsManager::Secret', Properties: {} },
+    Dead: { Type: 'AWS::SQS::Queue', Properties: {} },
+    FnRole: {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }],
+        Policies: [
+          {
+            PolicyName: 'inline',
+            PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': ['Dead', 'Arn'] } }] },
+          },
+        ],
+      },
+    },
+    FnRoleDefaultPolicy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: {
+        PolicyName: 'FnRoleDefaultPolicy',
+        Roles: [{ Ref: 'FnRole' }],
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: { 'Fn::GetAtt': ['Accounts', 'Arn'] } },
+            {
+              Effect: 'Allow',
+              Action: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+              Resource: [{ 'Fn::GetAtt': ['Emails', 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Emails', 'Arn'] }, '/index/*']] }],
+            },
+            { Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/inbound/*']] } },
+            { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Secret' } },
+            { Effect: 'Allow', Action: 'ses:DescribeActiveReceiptRuleSet', Resource: '*' },
+            { Effect: 'Deny', Action: 'dynamodb:PutItem', Resource: { 'Fn::Sub': ['${Table}/index/*', { Table: { 'Fn::GetAtt': ['Emails', 'Arn'] } }] } },
+          ],
+        },
+      },
+    },
+    OtherRole: { Type: 'AWS::IAM::Role', Properties: {} },
+    OtherPolicy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: { Roles: [{ Ref: 'OtherRole' }], PolicyDocument: { Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] } },
+    },
+    Fn: {
+      Type: 'AWS::Lambda::Function',
+      Metadata: { 'tempmail:entry': 'lambdas/api/handlers/example.ts' },
+      Properties: {
+        Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
+        Environment: { Variables: { ACCOUNTS_TABLE: { Ref: 'Accounts' }, NAMED: { Ref: 'Named' }, SECRET: { Ref: 'Secret' }, QUEUE: { Ref: 'Dead' } } },
+      },
+    },
+  },
+};
+
+describe('loadFunctionRoles', () => {
+  let role: FunctionRole;
+  beforeAll(() => {
+    const roles = loadFunctionRoles(template, naming);
+    expect([...roles.keys()]).toEqual(['Fn']);
+    role = roles.get('Fn')!;
+  });
+
+  it('collects the inline policy and every AWS::IAM::Policy attached to the role, and no other role’s', () => {
+    expect(role.roleLogicalId).toBe('FnRole');
+    expect(role.policies.map((policy) => policy.name)).toEqual(['inline', 'FnRoleDefaultPolicy']);
+  });
+
+  it('resolves GetAtt, Ref, Join and Sub in policies to concrete ARNs', () => {
+    const statements = [role.policies[1]!.document.Statement].flat();
+    expect(statements[0]!.Resource).toBe(tableArn('Accounts'));
+    expect(statements[1]!.Resource).toEqual([tableArn('Emails'), `${tableArn('Emails')}/index/*`]);
+    expect(statements[2]!.Resource).toBe('arn:aws:s3:::tempmail-test-mail/inbound/*');
+    expect(statements[3]!.Resource).toBe('arn:aws:secretsmanager:eu-west-1:111122223333:secret:Tempmail-test-Secret-AbCdEf');
+    expect(statements[5]!.Resource).toBe(`${tableArn('Emails')}/index/*`);
+  });
+
+  it('resolves the environment and notes managed policy ARNs and the source entry', () => {
+    expect(role.environment).toEqual({
+      ACCOUNTS_TABLE: 'Tempmail-test-Accounts',
+      NAMED: 'Tempmail-test-named',
+      SECRET: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:Tempmail-test-Secret-AbCdEf',
+      QUEUE: 'https://sqs.eu-west-1.amazonaws.com/111122223333/Tempmail-test-Dead',
+    });
+    expect(role.managedPolicyArns).toEqual(['arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']);
+    expect(role.entry).toBe('lambdas/api/handlers/example.ts');
+  });
+
+  it('refuses an intrinsic it cannot resolve rather than guess', () => {
+    const resolver = new TemplateResolver(template, naming);
+    expect(() => resolver.resolve({ 'Fn::ImportValue': 'Elsewhere' })).toThrow(/Fn::ImportValue is not resolved/);
+    expect(() => resolver.resolve({ Ref: 'Missing' })).toThrow(/no resource Missing/);
+  });
+
+  it('refuses a function whose role is not in the template', () => {
+    const broken: Template = { Resources: { Fn: { Type: 'AWS::Lambda::Function', Properties: { Role: 'arn:aws:iam::1:role/x' } } } };
+    expect(() => loadFunctionRoles(broken, naming)).toThrow(/has no role of this template/);
+  });
+});
+
+describe('evaluate', () => {
+  const role = () => loadFunctionRoles(template, naming).get('Fn')!;
+  const decide = (action: string, resource: string) => evaluate(role(), { action, resource, context: {} });
+
+  it('allows what a statement grants, on the resource it names', async () => {
+    await expect(decide('dynamodb:GetItem', tableArn('Accounts'))).resolves.toEqual({ result: 'allowed' });
+    await expect(decide('dynamodb:Query', `${tableArn('Emails')}/index/by_account`)).resolves.toEqual({ result: 'allowed' });
+    await expect(decide('s3:GetObject', 'arn:aws:s3:::tempmail-test-mail/inbound/abc')).resolves.toEqual({ result: 'allowed' });
+    await expect(decide('sqs:SendMessage', 'arn:aws:sqs:eu-west-1:111122223333:Tempmail-test-Dead')).resolves.toEqual({ result: 'allowed' });
+    await expect(decide('ses:DescribeActiveReceiptRuleSet', '*')).resolves.toEqual({ result: 'allowed' });
+  });
+
+  it('denies an action no statement grants, saying which and why', async () => {
+    const decision = await decide('dynamodb:PutItem', tableArn('Accounts'));
+    expect(decision).toEqual({ result: 'denied', reason: expect.stringMatching(/dynamodb:PutItem on .*Tempmail-test-Accounts: no statement allows it in the policies of FnRole/) });
+    await expect(decide('s3:GetObject', 'arn:aws:s3:::tempmail-test-mail/parsed/abc')).resolves.toMatchObject({ result: 'denied' });
+  });
+
+  it('lets an explicit Deny win over an Allow', async () => {
+    await expect(decide('dynamodb:PutItem', tableArn('Emails'))).resolves.toEqual({ result: 'allowed' });
+    await expect(decide('dynamodb:PutItem', `${tableArn('Emails')}/index/by_account`)).resolves.toEqual({
+      result: 'denied',
+      reason: expect.stringContaining('explicitly denied'),
+    });
+  });
+
+  it('answers unmappable, never allowed, for an unknown action, an unknown resource or a wildcard', async () => {
+    await expect(decide('dynamodb:Frobnicate', tableArn('Accounts'))).resolves.toMatchObject({ result: 'unmappable' });
+    await expect(decide('dynamodb:GetItem', 'arn:aws:dynamodb:eu-west-1:111122223333:stream/nothing')).resolves.toMatchObject({ result: 'unmappable' });
+    await expect(decide('dynamodb:GetItem', 'arn:aws:dynamodb:eu-west-1:111122223333:table/*')).resolves.toMatchObject({ result: 'unmappable' });
+    await expect(decide('dynamodb:GetItem', '*')).resolves.toMatchObject({ result: 'unmappable' });
+  });
+});
+
+describe('callFromCommand', () => {
+  const mapped = (service: string, command: string, input: Record<string, unknown>) => {
+    const outcome = callFromCommand(service, command, input, env);
+    if (outcome.kind !== 'mapped') throw new Error(outcome.reason);
+    return outcome.requests.map(({ action, resource }) => [action, resource]);
+  };
+  const arn = (name: string) => `arn:aws:dynamodb:eu-west-1:111122223333:table/${name}`;
+
+  it('maps the document client’s and the low-level DynamoDB commands to the same item actions', () => {
+    expect(mapped('DynamoDB', 'PutCommand', { TableName: 'accounts', Item: {} })).toEqual([['dynamodb:PutItem', arn('accounts')]]);
+    expect(mapped('DynamoDB', 'PutItemCommand', { TableName: 'accounts', Item: {} })).toEqual([['dynamodb:PutItem', arn('accounts')]]);
+    expect(mapped('DynamoDB', 'UpdateCommand', { TableName: 'a' })).toEqual([['dynamodb:UpdateItem', arn('a')]]);
+  });
+
+  it('maps a Query or Scan on an index to the index ARN', () => {
+    expect(mapped('DynamoDB', 'QueryCommand', { TableName: 'emails', IndexName: 'by_account' })).toEqual([['dynamodb:Query', `${arn('emails')}/index/by_account`]]);
+    expect(mapped('DynamoDB', 'ScanCommand', { TableName: 'emails' })).toEqual([['dynamodb:Scan', arn('emails')]]);
+  });
+
+  it('maps batch and transactional writes to one request per table or item', () => {
+    expect(mapped('DynamoDB', 'BatchWriteCommand', { RequestItems: { a: [], b: [] } })).toEqual([
+      ['dynamodb:BatchWriteItem', arn('a')],
+      ['dynamodb:BatchWriteItem', arn('b')],
+    ]);
+    expect(mapped('DynamoDB', 'BatchGetItemCommand', { RequestItems: { a: {} } })).toEqual([['dynamodb:BatchGetItem', arn('a')]]);
+    expect(
+      mapped('DynamoDB', 'TransactWriteCommand', {
+        TransactItems: [{ Put: { TableName: 'a' } }, { Update: { TableName: 'b' } }, { Delete: { TableName: 'c' } }, { ConditionCheck: { TableName: 'd' } }],
+      }),
+    ).toEqual([
+      ['dynamodb:PutItem', arn('a')],
+      ['dynamodb:UpdateItem', arn('b')],
+      ['dynamodb:DeleteItem', arn('c')],
+      ['dynamodb:ConditionCheckItem', arn('d')],
+    ]);
+  });
+
+  it('maps S3 object commands to the object ARN, multipart uploads to PutObject', () => {
+    expect(mapped('S3', 'GetObjectCommand', { Bucket: 'mail', Key: 'inbound/x' })).toEqual([['s3:GetObject', 'arn:aws:s3:::mail/inbound/x']]);
+    expect(mapped('S3', 'UploadPartCommand', { Bucket: 'mail', Key: 'k' })).toEqual([['s3:PutObject', 'arn:aws:s3:::mail/k']]);
+    expect(mapped('S3', 'AbortMultipartUploadCommand', { Bucket: 'mail', Key: 'k' })).toEqual([['s3:AbortMultipartUpload', 'arn:aws:s3:::mail/k']]);
+  });
+
+  it('maps SQS, Secrets Manager, SES, CloudFormation and Lambda', () => {
+    expect(mapped('SQS', 'ReceiveMessageCommand', { QueueUrl: 'http://127.0.0.1:4566/000000000000/dead' })).toEqual([
+      ['sqs:ReceiveMessage', 'arn:aws:sqs:eu-west-1:111122223333:dead'],
+    ]);
+    const secret = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:cursor-AbCdEf';
+    expect(mapped('Secrets Manager', 'GetSecretValueCommand', { SecretId: secret })).toEqual([['secretsmanager:GetSecretValue', secret]]);
+    expect(mapped('SES', 'SetActiveReceiptRuleSetCommand', { RuleSetName: 'x' })).toEqual([['ses:SetActiveReceiptRuleSet', '*']]);
+    expect(mapped('CloudFormation', 'DescribeStacksCommand', { StackName: 'Tempmail-test' })).toEqual([
+      ['cloudformation:DescribeStacks', 'arn:aws:cloudformation:eu-west-1:111122223333:stack/Tempmail-test/00000000-0000-4000-8000-000000000000'],
+    ]);
+    expect(mapped('Lambda', 'InvokeCommand', { FunctionName: 'parser' })).toEqual([['lambda:InvokeFunction', 'arn:aws:lambda:eu-west-1:111122223333:function:parser']]);
+  });
+
+  it('answers unmappable for an unknown command or an input it cannot place', () => {
+    expect(callFromCommand('DynamoDB', 'ExecuteStatementCommand', {}, env)).toMatchObject({ kind: 'unmappable', reason: 'no IAM mapping for DynamoDB ExecuteStatement' });
+    expect(callFromCommand('Kinesis', 'PutRecordCommand', {}, env)).toMatchObject({ kind: 'unmappable' });
+    expect(callFromCommand('DynamoDB', 'GetCommand', {}, env)).toMatchObject({ kind: 'unmappable', reason: 'DynamoDB Get: the input has no TableName' });
+    expect(callFromCommand('CloudFormation', 'DescribeStacksCommand', {}, env)).toMatchObject({ kind: 'unmappable' });
+  });
+
+  it('feeds evaluate: a mapped command is judged against the role', async () => {
+    const role = loadFunctionRoles(template, naming).get('Fn')!;
+    const put = callFromCommand('DynamoDB', 'PutCommand', { TableName: 'Tempmail-test-Accounts' }, env);
+    if (put.kind !== 'mapped') throw new Error(put.reason);
+    await expect(evaluate(role, put.requests[0]!)).resolves.toMatchObject({ result: 'denied' });
+  });
+});
