@@ -1,6 +1,6 @@
 import { ApiFailure, download, json, lastRemaining } from './api';
 import { h, show, when } from './dom';
-import { beginSignIn, claims, completeSignIn, type ConsoleConfig } from './oidc';
+import { beginSignIn, claims, completeSignIn, signOutUrl, wasSignedIn, type ConsoleConfig } from './oidc';
 
 interface Account {
   id: string;
@@ -51,6 +51,8 @@ interface Message extends MessageItem {
  */
 const session: { token?: string; key?: string; endsAt?: number } = {};
 let config: ConsoleConfig;
+/** Addresses by inbox id, from the listings this page has made (never an extra request). */
+const addresses = new Map<string, string>();
 
 const costNote = (text: string) => h('p', { class: 'cost' }, text);
 
@@ -59,7 +61,8 @@ async function boot(): Promise<void> {
   document.getElementById('sign-out')!.addEventListener('click', () => {
     session.token = undefined;
     session.key = undefined;
-    location.replace(location.pathname);
+    // The issuer's session ends too: otherwise the next "Sign in" lands in this account unasked.
+    void signOutUrl(config).then((url) => location.assign(url));
   });
   window.addEventListener('hashchange', () => void route());
   try {
@@ -71,12 +74,17 @@ async function boot(): Promise<void> {
   } catch (error) {
     return signInScreen((error as Error).message);
   }
+  if (!session.token && wasSignedIn()) {
+    // A reload: the token went with the page; the issuer's own session restores it, without a prompt.
+    show(h('p', { role: 'status' }, 'Restoring your session…'));
+    return beginSignIn(config, true);
+  }
   if (!session.token) return signInScreen();
-  document.getElementById('nav')!.hidden = false;
   await route();
 }
 
 function signInScreen(problem?: string): void {
+  document.getElementById('nav')!.hidden = true;
   show(
     h(
       'section',
@@ -92,6 +100,7 @@ function signInScreen(problem?: string): void {
 async function route(): Promise<void> {
   if (!session.token) return signInScreen();
   if (!(performance.now() < (session.endsAt ?? 0))) return signInScreen('Your session ended. Sign in again.');
+  document.getElementById('nav')!.hidden = false;
   try {
     const [view, id] = location.hash.slice(1).split('/');
     if (view === 'keys') return await keysScreen();
@@ -103,7 +112,12 @@ async function route(): Promise<void> {
     if (error instanceof ApiFailure && error.failure.status === 401 && !location.hash.startsWith('#inbox') && !location.hash.startsWith('#message')) {
       return signInScreen('Your session ended. Sign in again.');
     }
-    show(h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'), h('a', { href: '#usage' }, 'Back'));
+    const exhausted = error instanceof ApiFailure && error.failure.status === 429 && /allowance/.test(error.failure.message);
+    show(
+      h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'),
+      exhausted ? moreRequests() : null,
+      h('a', { href: '#usage' }, exhausted ? 'See your usage' : 'Back'),
+    );
   }
 }
 
@@ -121,9 +135,31 @@ async function usageScreen(): Promise<void> {
       h('p', {}, `Signed in as ${account.email ?? 'your account'} · plan `, h('strong', { id: 'plan' }, account.plan), ` (${account.allowance_mode === 'lifetime' ? 'lifetime allowance, never renews' : 'durable balance'})`),
       bar,
       h('p', {}, h('span', { id: 'used' }, String(account.used_requests)), ' used · ', h('span', { id: 'remaining' }, String(account.remaining_requests)), ' remaining', account.additional_requests ? ` · ${account.additional_requests} granted` : ''),
+      allowanceNotice(account, total),
       costNote('This page is free: the console never charges your allowance. Reading mail in Inboxes goes through the API and is charged like any request.'),
     ),
   );
+}
+
+/** Warns while some requests are left (a tenth or less), and says what to do when none are. */
+function allowanceNotice(account: Account, total: number): HTMLElement | null {
+  const left = account.remaining_requests;
+  if (left > Math.max(10, Math.ceil(total / 10))) return null;
+  const plan =
+    account.allowance_mode === 'lifetime'
+      ? `The ${account.plan} plan's allowance is for the life of the account: it never renews on its own.`
+      : `The ${account.plan} plan's balance goes down with each charged request and is not reset each month.`;
+  return h(
+    'div',
+    { id: 'allowance-notice', class: 'notice', role: left === 0 ? 'alert' : 'status' },
+    h('p', { class: 'warning' }, left === 0 ? 'Your request allowance is used up: the API answers 429 to every charged request.' : `Only ${left} requests left.`),
+    h('p', {}, plan),
+    moreRequests(),
+  );
+}
+
+function moreRequests(): HTMLElement {
+  return h('p', { id: 'more-requests' }, 'More requests are granted by the operator of this service: ', config.support ? h('strong', {}, config.support) : 'ask whoever gave you access', '.');
 }
 
 async function keysScreen(created?: { key: Key; secret: string }): Promise<void> {
@@ -147,7 +183,7 @@ async function keysScreen(created?: { key: Key; secret: string }): Promise<void>
         { id: 'keys' },
         h('caption', {}, 'Your keys, newest first'),
         h('thead', {}, h('tr', {}, h('th', {}, 'Label'), h('th', {}, 'Key'), h('th', { class: 'optional' }, 'Created'), h('th', {}, 'Last used'), h('th', {}, 'Status'))),
-        h('tbody', {}, ...keys.map(keyRow)),
+        h('tbody', {}, ...(keys.length ? keys.map(keyRow) : [h('tr', {}, h('td', { colspan: '5' }, 'No keys yet. Create one above to call the API.'))])),
       ),
     ),
   );
@@ -211,9 +247,13 @@ async function revoke(key: Key, dialog: HTMLDialogElement): Promise<void> {
   await keysScreen();
 }
 
+/** The inbox a reader opened before giving a key: opened once the key is given. */
+let wanted: string | undefined;
+
 async function inboxesScreen(cursor?: string): Promise<void> {
   const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
   const page = await json<Page<Email>>(`/console/v1/emails${query}`, session.token!);
+  for (const email of page.data) addresses.set(email.id, email.address);
   const keyInput = h('input', { id: 'reading-key', type: 'password', autocomplete: 'off', placeholder: 'tm_…' });
   show(
     h(
@@ -224,7 +264,16 @@ async function inboxesScreen(cursor?: string): Promise<void> {
         ? h('p', {}, 'Reading with the key you created in this session (kept in memory only).')
         : h(
             'form',
-            { onsubmit: (event: Event) => { event.preventDefault(); session.key = keyInput.value.trim(); void inboxesScreen(); } },
+            {
+              onsubmit: (event: Event) => {
+                event.preventDefault();
+                session.key = keyInput.value.trim();
+                if (wanted && location.hash !== `#inbox/${wanted}`) location.hash = `#inbox/${wanted}`;
+                else void route();
+                wanted = undefined;
+              },
+            },
+            wanted ? h('p', { class: 'warning', role: 'alert', id: 'key-needed' }, 'Reading an inbox goes through the API: give an API key first (Keys creates one).') : null,
             h('label', { for: 'reading-key' }, 'API key to read mail with (kept in memory only)'),
             keyInput,
             ' ',
@@ -242,21 +291,24 @@ async function inboxesScreen(cursor?: string): Promise<void> {
   );
 }
 
-function requireKey(): string | undefined {
+/** The key to read with; without one, the inbox list asks for it and says why. */
+async function requireKey(emailId: string): Promise<string | undefined> {
   if (session.key) return session.key;
-  location.hash = '#inboxes';
+  wanted = emailId;
+  if (location.hash === '#inboxes') await inboxesScreen();
+  else location.hash = '#inboxes';
   return undefined;
 }
 
 async function inboxScreen(emailId: string): Promise<void> {
-  const key = requireKey();
+  const key = await requireKey(emailId);
   if (!key) return;
   const page = await json<Page<MessageItem>>(`/v1/emails/${encodeURIComponent(emailId)}/messages`, key);
   show(
     h(
       'section',
       { 'aria-labelledby': 'inbox-title' },
-      h('h1', { id: 'inbox-title' }, 'Messages'),
+      h('h1', { id: 'inbox-title' }, `Messages to ${addresses.get(emailId) ?? 'this inbox'}`),
       costNote(`Listing these messages cost 1 request. Remaining: ${lastRemaining ?? '?'}.`),
       page.data.length === 0 ? h('p', {}, 'Nothing has arrived yet. Reload to look again (each look is 1 request).') : null,
       h('ul', { id: 'messages' }, ...page.data.map((message) => h('li', {}, h('a', { href: `#message/${message.id}` }, message.subject || '(no subject)'), ` from ${message.from} · ${when(message.received_at)}`))),
@@ -266,16 +318,28 @@ async function inboxScreen(emailId: string): Promise<void> {
 }
 
 /**
+ * The mail's HTML with its in-page (`#…`) links made plain text. The frame's document inherits the
+ * console's base URL and its `base-uri 'none'` (no `<base>` can change that), so such a link would
+ * load the console itself inside the frame, which `frame-ancestors` refuses: the view would break.
+ * Parsed inertly (DOMParser runs nothing); everything else is left as the sanitizer made it.
+ */
+function withoutInPageLinks(html: string): string {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const link of doc.querySelectorAll('a[href^="#"]')) link.removeAttribute('href');
+  return doc.documentElement.outerHTML;
+}
+
+/**
  * A message, read through `/v1`. Its sanitized HTML is shown in a sandboxed frame that may run no
  * script, has no origin of its own, and carries its own restrictive policy: nothing in a mail runs,
  * navigates or submits.
  */
 async function messageScreen(messageId: string): Promise<void> {
-  const key = requireKey();
-  if (!key) return;
+  if (!session.key) return void (location.hash = '#inboxes');
+  const key = session.key;
   const { data: message } = await json<{ data: Message }>(`/v1/messages/${encodeURIComponent(messageId)}`, key);
   const frame = h('iframe', { class: 'mail-html', id: 'mail-html', title: 'Message HTML (sanitized, scripts disabled)', sandbox: '', referrerpolicy: 'no-referrer' });
-  frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'">${message.html}`;
+  frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'">${withoutInPageLinks(message.html)}`;
   const attachmentName = (name: string, id: string) => name.replace(/[^A-Za-z0-9._-]/g, '_') || `${id}.bin`;
   show(
     h(

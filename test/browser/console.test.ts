@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -20,13 +21,28 @@ const requests: string[] = [];
 const dialogs: string[] = [];
 /** Each run starts on fresh in-memory storage, so this identity is new every time. */
 const email = 'ada@example.test';
+/** Whom the console names for more requests (the operator's configuration). */
+const supportContact = 'billing@operator.example';
+/** Every answer of 400 or more to the page, which a favicon 404 would show. */
+const failures: string[] = [];
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe's serious and critical findings on the page as it stands (the mail frame is the sender's). */
+async function seriousAxeFindings(): Promise<string[]> {
+  return page.evaluate<string[]>(`${axeSource};
+    axe.run({ exclude: [['#mail-html']] }, { iframes: false, resultTypes: ['violations'] }).then((result) =>
+      result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+}
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ supportContact });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   page = await context.newPage();
   page.on('request', (request) => requests.push(request.url()));
+  page.on('response', (response) => {
+    if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+  });
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
     void dialog.dismiss();
@@ -45,9 +61,14 @@ async function accountCount(): Promise<number> {
   return result.Count ?? 0;
 }
 
-/** Signs in from the console; the issuer asks for the email only when it has no session yet. */
+/**
+ * Opens the console signed in: a tab that was signed in is restored without a prompt; otherwise
+ * the issuer asks for the email only when it has no session yet.
+ */
 async function signInThroughTheConsole(): Promise<void> {
   await page.goto(service.runtime.consoleUrl);
+  await page.waitForSelector('#usage-title, #sign-in');
+  if (await page.locator('#usage-title').count()) return;
   await page.getByRole('button', { name: 'Sign in or sign up' }).click();
   await page.waitForSelector('#usage-title, #email');
   if (await page.locator('#email').count()) {
@@ -72,6 +93,18 @@ describe('the console in Chromium', () => {
     expect((await script.body()).length).toBeLessThan(100 * 1024);
   });
 
+  it('signed out, shows only the sign-in: no sections, no sign-out, no 404 (favicon), no outline on the main box', async () => {
+    await page.goto(service.runtime.consoleUrl);
+    await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
+    expect(await page.locator('#nav').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    expect(await page.evaluate<string>("getComputedStyle(document.getElementById('app')).outlineStyle")).toBe('none');
+    expect(await page.evaluate<boolean>("document.activeElement === document.getElementById('app')")).toBe(true);
+    expect(await page.locator('link[rel="icon"]').count()).toBe(1);
+    expect(failures).toEqual([]);
+    expect(await seriousAxeFindings()).toEqual([]);
+  });
+
   it('signs a new person up at the local issuer, whose page says it is local, and opens exactly one free account', async () => {
     const before = await accountCount();
     await page.goto(service.runtime.consoleUrl);
@@ -87,6 +120,21 @@ describe('the console in Chromium', () => {
 
     await signInThroughTheConsole();
     expect(await accountCount()).toBe(before + 1);
+  });
+
+  it("survives a reload: the issuer's session restores it without a prompt, and no token is stored", async () => {
+    await page.goto(`${service.runtime.consoleUrl}#keys`);
+    await page.waitForSelector('#usage-title, #keys-title');
+    const asked = requests.length;
+    await page.reload();
+    await page.waitForSelector('#keys-title');
+    expect(requests.slice(asked).some((url) => url.includes('/oidc/auth') && url.includes('prompt=none'))).toBe(true);
+    expect(page.url()).toBe(`${service.runtime.consoleUrl}#keys`);
+    const storage = await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
+    expect(storage).not.toMatch(/eyJ[A-Za-z0-9_-]+\.eyJ/);
+    // A new account has no key yet, and the table says so.
+    await containsText(page.locator('#keys tbody'), 'No keys yet');
+    expect(await seriousAxeFindings()).toEqual([]);
   });
 
   it('creates a key and shows it exactly once, never in storage or the address bar', async () => {
@@ -131,6 +179,7 @@ describe('the console in Chromium', () => {
       subject: 'Hostile mail',
       text: 'Plain text part',
       html: `<p id="greeting">Hello</p>
+        <a id="jump" href="#bottom">Jump to the end</a>
         <script>top.__pwned = 'script'; fetch('${trap}/script')</script>
         <img src="x" onerror="top.__pwned='onerror'">
         <a id="js-link" href="javascript:top.__pwned='link'">javascript link</a>
@@ -138,7 +187,8 @@ describe('the console in Chromium', () => {
         <form action="${trap}/form" method="post"><input name="q" value="1"><button id="submit">Send</button></form>
         <iframe src="${trap}/frame"></iframe>
         <meta http-equiv="refresh" content="0;url=${trap}/refresh">
-        <svg onload="top.__pwned='svg'"><a href="javascript:alert(1)"><text y="20">svg link</text></a></svg>`,
+        <svg onload="top.__pwned='svg'"><a href="javascript:alert(1)"><text y="20">svg link</text></a></svg>
+        <div style="height:3000px"></div><p id="bottom">The end</p>`,
       attachments: [{ filename: '../../evil.html', content: '<script>alert(1)</script>' }],
     });
 
@@ -146,9 +196,13 @@ describe('the console in Chromium', () => {
     // The key is in memory only: a fresh page must be given it again.
     await signInThroughTheConsole();
     await page.click('a[href="#inboxes"]');
+    // Opening an inbox without a key says why nothing opened, and opens it once a key is given.
+    await page.getByRole('link', { name: address }).click();
+    await containsText(page.locator('#key-needed'), 'give an API key first');
     await page.getByLabel('API key to read mail with (kept in memory only)').fill(apiKey);
     await page.getByRole('button', { name: 'Use key' }).click();
-    await page.getByRole('link', { name: address }).click();
+    await containsText(page.locator('#inbox-title'), `Messages to ${address}`);
+    expect(await seriousAxeFindings()).toEqual([]);
     await page.getByRole('link', { name: 'Hostile mail' }).click();
     await page.waitForSelector('#mail-html');
     await containsText(page.locator('.cost'), 'cost 1 request');
@@ -158,6 +212,14 @@ describe('the console in Chromium', () => {
     const frame = page.frames().find((candidate) => candidate !== page.mainFrame())!;
     await frame.getByText('Hello').waitFor();
     const consoleUrl = page.url();
+    // An in-page link cannot load the console inside the frame: it is shown as text, and clicking it loads nothing.
+    const beforeJump = requests.length;
+    // The click waits for any navigation it schedules.
+    await frame.getByText('Jump to the end').click();
+    expect(frame.url()).toBe('about:srcdoc');
+    expect(requests.slice(beforeJump)).toEqual([]);
+    expect(failures.filter((failure) => !failure.includes('/oidc/'))).toEqual([]);
+    expect(await seriousAxeFindings()).toEqual([]);
     // What the sanitizer left is still clicked: the plain link and the SVG text at least.
     expect(await frame.locator('a').count()).toBeGreaterThan(0);
     for (const selector of ['a', 'button', 'svg a']) {
@@ -200,6 +262,55 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForSelector('#keys tbody tr:has-text("revoked")');
     expect((await service.request('/v1/usage', { key: apiKey })).status).toBe(401);
+  });
+
+  it('warns before the allowance runs out, and says what the plan means and whom to ask when it has', async () => {
+    await page.click('a[href="#keys"]');
+    await page.getByLabel('Label for a new key').fill('spender');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const spender = (await page.locator('#new-key-value').textContent())!;
+    expect((await service.createEmail(spender, { local_part: `spender-${Date.now()}` })).status).toBe(201);
+    const spend = async (until: number) => {
+      while (Number((await service.request('/v1/domains', { key: spender })).headers.get('ratelimit-remaining')) > until);
+    };
+    await spend(5);
+    await page.click('a[href="#usage"]');
+    await containsText(page.locator('#allowance-notice'), 'Only 5 requests left.');
+    await containsText(page.locator('#allowance-notice'), 'never renews');
+    await containsText(page.locator('#allowance-notice'), supportContact);
+    expect(await seriousAxeFindings()).toEqual([]);
+
+    await spend(0);
+    await page.click('a[href="#keys"]');
+    await page.click('a[href="#usage"]');
+    await containsText(page.getByRole('alert'), 'used up');
+    await containsText(page.locator('#allowance-notice'), supportContact);
+    // Reading an inbox now answers 429: the page says the same, not just "Back".
+    // The key just created is the one the page reads with (in memory).
+    await page.click('a[href="#inboxes"]');
+    await page.locator('#inboxes a').first().click();
+    await containsText(page.locator('#more-requests'), supportContact);
+    await page.getByRole('link', { name: 'See your usage' }).waitFor();
+  });
+
+  it('signs out at the issuer too: the next sign-in asks again, and a reload does not sign back in', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/oidc\/session\/end/);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(service.runtime.consoleUrl);
+    await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
+    expect(await page.locator('#nav').isVisible()).toBe(false);
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in or sign up' }).click();
+    await page.waitForURL(/\/oidc\/interaction\//);
+    await page.getByLabel('Email address').waitFor();
+    // A tab that thinks it was signed in tries silently, and the issuer's "no session" lands on the button.
+    await page.goto(service.runtime.consoleUrl);
+    await page.evaluate("sessionStorage.setItem('tempmail.console.signed-in', '1')");
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(requests.some((url) => url.includes('error=login_required'))).toBe(true);
   });
 });
 
