@@ -64,7 +64,10 @@ async function boot(): Promise<void> {
     // The issuer's session ends too: otherwise the next "Sign in" lands in this account unasked.
     void signOutUrl(config).then((url) => location.assign(url));
   });
-  window.addEventListener('hashchange', () => void route());
+  window.addEventListener('hashchange', () => {
+    autoRefresh.stop();
+    void route();
+  });
   try {
     session.token = await completeSignIn(config);
     if (session.token) {
@@ -261,7 +264,7 @@ async function inboxesScreen(cursor?: string): Promise<void> {
       { 'aria-labelledby': 'inboxes-title' },
       h('h1', { id: 'inboxes-title' }, 'Inboxes'),
       session.key
-        ? h('p', {}, 'Reading with the key you created in this session (kept in memory only).')
+        ? h('div', {}, h('p', {}, 'Reading with the key you created or gave in this session (kept in memory only).'), createInboxForm())
         : h(
             'form',
             {
@@ -291,6 +294,51 @@ async function inboxesScreen(cursor?: string): Promise<void> {
   );
 }
 
+/**
+ * Creates an inbox through `/v1` with the key in memory: charged like any create, and the page says
+ * so. The local part is the reader's or, left empty, the service's choice.
+ */
+function createInboxForm(): HTMLElement {
+  const localPart = h('input', { id: 'local-part', name: 'local_part', maxlength: '64', autocomplete: 'off', pattern: '[a-z0-9]([a-z0-9._\\-]{0,62}[a-z0-9])?', 'aria-describedby': 'local-part-help' });
+  const outcome = h('div', { id: 'create-inbox-outcome', role: 'status' });
+  const form = h(
+    'form',
+    {
+      id: 'create-inbox',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void createInbox(localPart.value.trim(), outcome);
+      },
+    },
+    h('h2', {}, 'New inbox'),
+    h('label', { for: 'local-part' }, 'Local part (optional)'),
+    h('p', { class: 'cost', id: 'local-part-help' }, 'Lowercase letters, digits, dots, underscores and hyphens; leave it empty for a random one.'),
+    localPart,
+    ' ',
+    h('button', { type: 'submit' }, 'Create inbox'),
+    costNote('Creating an inbox costs 1 request, like any create through the API.'),
+    outcome,
+  );
+  return form;
+}
+
+async function createInbox(localPart: string, outcome: HTMLElement): Promise<void> {
+  try {
+    const { data } = await json<{ data: Email }>('/v1/emails', session.key!, {
+      method: 'POST',
+      headers: { 'Idempotency-Key': `console-${crypto.randomUUID()}` },
+      body: JSON.stringify(localPart ? { local_part: localPart } : {}),
+    });
+    addresses.set(data.id, data.address);
+    await inboxesScreen();
+    document.getElementById('create-inbox-outcome')!.replaceChildren(
+      h('p', {}, 'Created ', h('a', { href: `#inbox/${data.id}` }, data.address), `. That cost 1 request. Remaining: ${lastRemaining ?? '?'}.`),
+    );
+  } catch (error) {
+    outcome.replaceChildren(h('p', { class: 'problem', role: 'alert' }, (error as Error).message));
+  }
+}
+
 /** The key to read with; without one, the inbox list asks for it and says why. */
 async function requireKey(emailId: string): Promise<string | undefined> {
   if (session.key) return session.key;
@@ -303,18 +351,77 @@ async function requireKey(emailId: string): Promise<string | undefined> {
 async function inboxScreen(emailId: string): Promise<void> {
   const key = await requireKey(emailId);
   if (!key) return;
-  const page = await json<Page<MessageItem>>(`/v1/emails/${encodeURIComponent(emailId)}/messages`, key);
+  const address = addresses.get(emailId);
+  const listing = h('div', { id: 'listing' });
+  const look = async () => listing.replaceChildren(...messageList(await json<Page<MessageItem>>(`/v1/emails/${encodeURIComponent(emailId)}/messages`, key)));
+  await look();
+  const copy = address ? h('button', { type: 'button', class: 'secondary', id: 'copy-address', onclick: () => void navigator.clipboard?.writeText(address).then(() => (copy!.textContent = 'Copied')) }, 'Copy address') : null;
+  const auto = h('input', { type: 'checkbox', id: 'auto-refresh' });
+  auto.addEventListener('change', () => (auto.checked ? autoRefresh.start(look) : autoRefresh.stop()));
   show(
     h(
       'section',
       { 'aria-labelledby': 'inbox-title' },
-      h('h1', { id: 'inbox-title' }, `Messages to ${addresses.get(emailId) ?? 'this inbox'}`),
-      costNote(`Listing these messages cost 1 request. Remaining: ${lastRemaining ?? '?'}.`),
-      page.data.length === 0 ? h('p', {}, 'Nothing has arrived yet. Reload to look again (each look is 1 request).') : null,
-      h('ul', { id: 'messages' }, ...page.data.map((message) => h('li', {}, h('a', { href: `#message/${message.id}` }, message.subject || '(no subject)'), ` from ${message.from} · ${when(message.received_at)}`))),
+      h('h1', { id: 'inbox-title' }, `Messages to ${address ?? 'this inbox'}`),
+      copy,
+      listing,
+      h(
+        'p',
+        {},
+        h('button', { type: 'button', class: 'secondary', id: 'refresh', onclick: () => void look().catch(showFailure) }, 'Refresh'),
+        ' ',
+        auto,
+        h('label', { for: 'auto-refresh', class: 'inline' }, ` Refresh every ${autoRefresh.seconds} seconds while this tab is visible (${60 / autoRefresh.seconds} requests a minute)`),
+      ),
       h('p', {}, h('a', { href: '#inboxes' }, 'All inboxes')),
     ),
   );
+}
+
+/** The listing's summary (count and newest arrival, from the page the view just read) and its items. */
+function messageList(page: Page<MessageItem>): Node[] {
+  const count = `${page.data.length}${page.pagination.has_more ? '+' : ''}`;
+  const newest = page.data[0];
+  const nodes: (Node | null)[] = [
+    h('p', { id: 'inbox-summary' }, `${count} message${count === '1' ? '' : 's'}`, newest ? ` · newest ${when(newest.received_at)}` : ''),
+    costNote(`Each look at this list costs 1 request. Remaining: ${lastRemaining ?? '?'}.`),
+    page.data.length === 0 ? h('p', {}, 'Nothing has arrived yet. Refresh to look again.') : null,
+    h('ul', { id: 'messages' }, ...page.data.map((message) => h('li', {}, h('a', { href: `#message/${message.id}` }, message.subject || '(no subject)'), ` from ${message.from} · ${when(message.received_at)}`))),
+  ];
+  return nodes.filter((node): node is Node => node !== null);
+}
+
+/**
+ * The optional auto-refresh of an inbox: one look every `seconds` while the tab is visible, none
+ * while it is hidden or once the view is left (each look is a charged request).
+ */
+const autoRefresh = {
+  seconds: 10,
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+  look: undefined as (() => Promise<unknown>) | undefined,
+  start(look: () => Promise<unknown>): void {
+    this.stop();
+    this.look = look;
+    if (document.visibilityState === 'visible') this.timer = setInterval(() => void look().catch(showFailure), this.seconds * 1000);
+  },
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.look = undefined;
+  },
+  pause(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  },
+};
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible') autoRefresh.pause();
+  else if (autoRefresh.look && !autoRefresh.timer) autoRefresh.start(autoRefresh.look);
+});
+
+function showFailure(error: unknown): void {
+  autoRefresh.stop();
+  document.getElementById('listing')?.append(h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'));
 }
 
 /**

@@ -225,8 +225,8 @@ describe('the console in Chromium', () => {
     for (const selector of ['a', 'button', 'svg a']) {
       for (const element of await frame.locator(selector).all()) await element.click({ force: true, timeout: 2000 }).catch(() => undefined);
     }
-    // Let anything a click may have started reach the network before looking.
-    await page.waitForLoadState('networkidle');
+    // Each click waited for the navigations it scheduled; a round trip after them is the barrier for any request they started.
+    await page.evaluate('fetch("config.json")');
 
     expect(await page.evaluate<unknown>('window.__pwned')).toBeUndefined();
     expect(page.url()).toBe(consoleUrl);
@@ -240,6 +240,53 @@ describe('the console in Chromium', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: /Download .*evil\.html/ }).click();
     expect((await download).suggestedFilename()).not.toContain('/');
+  });
+
+  it('creates inboxes through /v1 with the key in memory, charged and said so, and keeps each inbox at hand', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(service.runtime.consoleUrl).origin });
+    await page.click('a[href="#inboxes"]');
+    await page.getByLabel('Local part (optional)').fill('made-in-console');
+    await page.getByRole('button', { name: 'Create inbox' }).click();
+    const address = 'made-in-console@tempmail.localhost';
+    await containsText(page.locator('#create-inbox-outcome'), `Created ${address}. That cost 1 request. Remaining: `);
+    const remaining = /Remaining: (\d+)/.exec((await page.textContent('#create-inbox-outcome'))!)![1];
+    await page.getByRole('button', { name: 'Create inbox' }).click();
+    await page.locator('#create-inbox-outcome').filter({ hasText: /Created [a-z0-9._-]+@tempmail\.localhost/ }).filter({ hasNotText: 'made-in-console' }).waitFor();
+    await page.click('a[href="#usage"]');
+    await page.waitForSelector('#remaining');
+    expect(Number(await page.textContent('#remaining'))).toBe(Number(remaining) - 1);
+
+    await page.click('a[href="#inboxes"]');
+    await page.getByRole('link', { name: address }).first().click();
+    await containsText(page.locator('#inbox-title'), address);
+    await containsText(page.locator('#inbox-summary'), '0 messages');
+    await page.getByRole('button', { name: 'Copy address' }).click();
+    await containsText(page.getByRole('button', { name: 'Copied' }), 'Copied');
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(address);
+    expect(await seriousAxeFindings()).toEqual([]);
+
+    await sendMail(service.runtime.smtpPort, { from: 'shop@example.org', to: address, subject: 'First', text: 'one' });
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.locator('#inbox-summary', { hasText: '1 message · newest' }).waitFor();
+
+    // Auto-refresh on the page's clock: one look per interval while visible, none while hidden.
+    await page.clock.install();
+    await containsText(page.locator('label[for="auto-refresh"]'), '6 requests a minute');
+    await page.getByLabel(/Refresh every 10 seconds/).check();
+    await sendMail(service.runtime.smtpPort, { from: 'shop@example.org', to: address, subject: 'Second', text: 'two' });
+    await page.clock.runFor(10_000);
+    await page.locator('#inbox-summary', { hasText: '2 messages' }).waitFor();
+    await page.evaluate(`Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true }); document.dispatchEvent(new Event('visibilitychange'))`);
+    const looked = requests.filter((url) => url.includes('/messages')).length;
+    await page.clock.runFor(60_000);
+    // A round trip after the clock ran: a look the timers started would have been requested before it.
+    await page.evaluate('fetch("config.json")');
+    expect(requests.filter((url) => url.includes('/messages')).length).toBe(looked);
+    await page.evaluate(`Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true }); document.dispatchEvent(new Event('visibilitychange'))`);
+    const resumed = page.waitForRequest((request) => request.url().includes('/messages'));
+    await page.clock.runFor(10_000);
+    await resumed;
+    await page.click('a[href="#inboxes"]');
   });
 
   it('is readable on a phone: nothing wider than the screen', async () => {
