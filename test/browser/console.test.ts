@@ -146,6 +146,16 @@ describe('the console in Chromium', () => {
     expect(apiKey).toMatch(/^tm_local_[A-Za-z0-9_-]{43}$/);
     await containsText(page.locator('#new-key'), 'shown only this once');
     await containsText(page.locator('#keys'), 'browser test');
+    // Getting started: snippets that use this key and this service's base URL.
+    const origin = new URL(service.runtime.consoleUrl).origin;
+    for (const id of ['curl', 'typescript', 'cli', 'playwright']) await page.locator(`#snippet-${id}`).waitFor();
+    for (const id of ['curl', 'cli']) {
+      expect(await page.textContent(`#snippet-${id}`)).toContain(`export TEMPMAIL_API_KEY='${apiKey}'\nexport TEMPMAIL_BASE_URL='${origin}'`);
+    }
+    expect(await page.textContent('#snippet-curl')).toContain('"$TEMPMAIL_BASE_URL/v1/emails"');
+    expect(await page.textContent('#snippet-typescript')).toContain("from '@tempmail/client'");
+    expect(await page.textContent('#snippet-playwright')).toContain("from '@tempmail/client/playwright'");
+    expect(await seriousAxeFindings()).toEqual([]);
 
     const storage = await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie');
     expect(storage).not.toContain(apiKey);
