@@ -325,6 +325,10 @@ describe('the console in Chromium', () => {
     expect(sourceReads()).toBe(1);
     await containsText(page.locator('#panel-source .cost'), '1 request');
     expect(await seriousAxeFindings()).toEqual([]);
+    // The screenshot of docs/console.md: a message on its text, with the code and link found.
+    await page.getByRole('tab', { name: 'Text' }).click();
+    await mkdir(join(__dirname, '..', '..', 'docs'), { recursive: true });
+    await page.screenshot({ path: screenshotPath, fullPage: true });
     await page.click('a[href="#inboxes"]');
   });
 
@@ -337,11 +341,6 @@ describe('the console in Chromium', () => {
   });
 
   it('revokes the key after a confirmation; /v1 then answers 401', async () => {
-    await page.click('a[href="#usage"]');
-    await page.waitForSelector('#used');
-    await mkdir(join(__dirname, '..', '..', 'docs'), { recursive: true });
-    await page.screenshot({ path: screenshotPath, fullPage: true });
-
     await page.click('a[href="#keys"]');
     await page.getByRole('button', { name: 'Revoke' }).first().click();
     await containsText(page.getByRole('dialog'), 'cannot be undone');
