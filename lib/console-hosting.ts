@@ -125,8 +125,8 @@ export class ConsoleHosting extends Construct {
     );
   }
 
-  /** Publishes the console's files and its `config.json` (the issuer and the client id). */
-  deploy(config: { issuer: string; clientId: string }): BucketDeployment {
+  /** Publishes the console's files and its `config.json` (the issuer, the client id, where signing out goes). */
+  deploy(config: { issuer: string; clientId: string; logoutEndpoint?: string }): BucketDeployment {
     const deployment = new BucketDeployment(this, 'Deploy', {
       sources: [Source.asset(buildConsole()), Source.jsonData('console/config.json', config)],
       destinationBucket: this.bucket,

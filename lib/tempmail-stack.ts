@@ -83,7 +83,8 @@ export class TempmailStack extends Stack {
     });
     const client = identity.addConsoleClient(hosting.consoleUrl);
     for (const fn of api.consoleFunctions) fn.addEnvironment('OIDC_CLIENT_ID', client.userPoolClientId);
-    hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId });
+    // Cognito's discovery names no end-session endpoint: the console signs out at the domain's /logout.
+    hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId, logoutEndpoint: `${identity.domain.baseUrl()}/logout` });
     const inbound = new InboundMail(this, 'InboundMail', {
       storage,
       environment,

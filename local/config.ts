@@ -23,6 +23,7 @@ const localEnvironment = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
   OIDC_ISSUER: z.url().optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
+  TEMPMAIL_SUPPORT_CONTACT: z.string().min(1).max(200).optional(),
 });
 
 export interface LocalConfig {
@@ -43,6 +44,8 @@ export interface LocalConfig {
   logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
   /** The console's OpenID Connect issuer and client id; absent: the local issuer under `/oidc`. */
   oidc?: { issuer: string; clientId: string };
+  /** Whom customers ask for more requests (shown by the console); absent: "the operator". */
+  supportContact?: string;
 }
 
 /** Reads the local runtime's configuration from an environment, or explains what is wrong. */
@@ -72,6 +75,7 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
         }
       : {}),
     logLevel: env.LOG_LEVEL,
+    ...(env.TEMPMAIL_SUPPORT_CONTACT ? { supportContact: env.TEMPMAIL_SUPPORT_CONTACT } : {}),
     ...(env.OIDC_ISSUER !== undefined ? { oidc: { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID ?? localConsoleClientId } } : {}),
   };
 }

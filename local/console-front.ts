@@ -34,7 +34,7 @@ interface StaticFile {
  * `/console/` with the same security headers as in AWS, its `config.json` (issuer, client id),
  * and, unless another issuer is configured, the local OpenID Connect issuer under `/oidc`.
  */
-export async function startConsoleFront(options: { origin: string; clock: Clock; issuer?: ConsoleIssuer }): Promise<ConsoleFront> {
+export async function startConsoleFront(options: { origin: string; clock: Clock; issuer?: ConsoleIssuer; support?: string }): Promise<ConsoleFront> {
   // The local issuer starts at its first request: a runtime whose console nobody opens never loads it.
   let local: Promise<LocalOidcIssuer> | undefined;
   const localIssuer = () =>
@@ -45,7 +45,7 @@ export async function startConsoleFront(options: { origin: string; clock: Clock;
       clock: options.clock,
     }));
   const oidc = options.issuer ?? { issuer: `${options.origin}${issuerMountPath}`, clientId: localConsoleClientId };
-  const files = await consoleFiles(oidc);
+  const files = await consoleFiles({ ...oidc, ...(options.support ? { support: options.support } : {}) });
   const headers = consoleHeaders(new URL(oidc.issuer).origin, options.origin);
   return {
     ...oidc,
@@ -71,7 +71,7 @@ export async function startConsoleFront(options: { origin: string; clock: Clock;
 }
 
 /** The console's files: what `console/` holds, the script bundled and minified as it ships. */
-export async function consoleFiles(oidc: ConsoleIssuer): Promise<Map<string, StaticFile>> {
+export async function consoleFiles(oidc: ConsoleIssuer & { support?: string }): Promise<Map<string, StaticFile>> {
   const bundle = await build({
     entryPoints: [join(consoleRoot, 'src', 'main.ts')],
     bundle: true,
@@ -89,7 +89,7 @@ export async function consoleFiles(oidc: ConsoleIssuer): Promise<Map<string, Sta
     [`${consolePath}app.css`, { body: await readFile(join(consoleRoot, 'app.css')), type: 'text/css; charset=utf-8' }],
     [
       `${consolePath}config.json`,
-      { body: Buffer.from(JSON.stringify({ issuer: oidc.issuer, clientId: oidc.clientId })), type: 'application/json' },
+      { body: Buffer.from(JSON.stringify({ issuer: oidc.issuer, clientId: oidc.clientId, ...(oidc.support ? { support: oidc.support } : {}) })), type: 'application/json' },
     ],
   ]);
 }

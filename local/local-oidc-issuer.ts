@@ -70,7 +70,20 @@ export async function startLocalOidcIssuer(options: {
     jwks: { keys: [signingKey] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 86_400 },
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // RP-initiated logout: the console's "Sign out" ends this session, as Cognito's /logout does.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: { body: string }, form: string) => {
+          ctx.body = page(
+            'Sign out',
+            `<p>Sign out of the local identity provider too? The next sign-in then asks for an email address again.</p>
+${form}<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>`,
+          );
+        },
+      },
+    },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${options.mountPath}/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => ({
       accountId: sub,

@@ -104,7 +104,12 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     functions: await loadRouteFunctions(services, consoleServices),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
-  front = await startConsoleFront({ origin: gateway.url, clock: services.clock, ...(config.oidc ? { issuer: config.oidc } : {}) });
+  front = await startConsoleFront({
+    origin: gateway.url,
+    clock: services.clock,
+    ...(config.oidc ? { issuer: config.oidc } : {}),
+    ...(config.supportContact ? { support: config.supportContact } : {}),
+  });
   verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
   const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
   const sweep = () => sweepExpired(services);

@@ -33,6 +33,11 @@ export async function json<T>(path: string, token: string, init: RequestInit = {
   return (await (await call(path, token, init)).json()) as T;
 }
 
+/** A body as text (the raw source of a message), for showing as text, never as HTML. */
+export async function text(path: string, token: string): Promise<string> {
+  return (await call(path, token)).text();
+}
+
 /** Downloads a file body through `/v1` and offers it to save; it is never rendered. */
 export async function download(path: string, key: string, filename: string): Promise<void> {
   const blob = await (await call(path, key)).blob();

@@ -15,9 +15,9 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 }
 
 /** Replaces the main region's content and moves focus there, for keyboard and screen-reader users. */
-export function show(...children: Node[]): void {
+export function show(...children: (Node | null)[]): void {
   const main = document.getElementById('app')!;
-  main.replaceChildren(...children);
+  main.replaceChildren(...children.filter((child): child is Node => child !== null));
   main.focus();
 }
 

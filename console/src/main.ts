@@ -1,6 +1,7 @@
-import { ApiFailure, download, json, lastRemaining } from './api';
+import { extractCode, extractLink } from '../../client/src/extract';
+import { ApiFailure, download, json, lastRemaining, text } from './api';
 import { h, show, when } from './dom';
-import { beginSignIn, claims, completeSignIn, type ConsoleConfig } from './oidc';
+import { beginSignIn, claims, completeSignIn, signOutUrl, wasSignedIn, type ConsoleConfig } from './oidc';
 
 interface Account {
   id: string;
@@ -51,6 +52,8 @@ interface Message extends MessageItem {
  */
 const session: { token?: string; key?: string; endsAt?: number } = {};
 let config: ConsoleConfig;
+/** Addresses by inbox id, from the listings this page has made (never an extra request). */
+const addresses = new Map<string, string>();
 
 const costNote = (text: string) => h('p', { class: 'cost' }, text);
 
@@ -59,9 +62,13 @@ async function boot(): Promise<void> {
   document.getElementById('sign-out')!.addEventListener('click', () => {
     session.token = undefined;
     session.key = undefined;
-    location.replace(location.pathname);
+    // The issuer's session ends too: otherwise the next "Sign in" lands in this account unasked.
+    void signOutUrl(config).then((url) => location.assign(url));
   });
-  window.addEventListener('hashchange', () => void route());
+  window.addEventListener('hashchange', () => {
+    autoRefresh.stop();
+    void route();
+  });
   try {
     session.token = await completeSignIn(config);
     if (session.token) {
@@ -71,12 +78,17 @@ async function boot(): Promise<void> {
   } catch (error) {
     return signInScreen((error as Error).message);
   }
+  if (!session.token && wasSignedIn()) {
+    // A reload: the token went with the page; the issuer's own session restores it, without a prompt.
+    show(h('p', { role: 'status' }, 'Restoring your session…'));
+    return beginSignIn(config, true);
+  }
   if (!session.token) return signInScreen();
-  document.getElementById('nav')!.hidden = false;
   await route();
 }
 
 function signInScreen(problem?: string): void {
+  document.getElementById('nav')!.hidden = true;
   show(
     h(
       'section',
@@ -92,6 +104,7 @@ function signInScreen(problem?: string): void {
 async function route(): Promise<void> {
   if (!session.token) return signInScreen();
   if (!(performance.now() < (session.endsAt ?? 0))) return signInScreen('Your session ended. Sign in again.');
+  document.getElementById('nav')!.hidden = false;
   try {
     const [view, id] = location.hash.slice(1).split('/');
     if (view === 'keys') return await keysScreen();
@@ -103,7 +116,12 @@ async function route(): Promise<void> {
     if (error instanceof ApiFailure && error.failure.status === 401 && !location.hash.startsWith('#inbox') && !location.hash.startsWith('#message')) {
       return signInScreen('Your session ended. Sign in again.');
     }
-    show(h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'), h('a', { href: '#usage' }, 'Back'));
+    const exhausted = error instanceof ApiFailure && error.failure.status === 429 && /allowance/.test(error.failure.message);
+    show(
+      h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'),
+      exhausted ? moreRequests() : null,
+      h('a', { href: '#usage' }, exhausted ? 'See your usage' : 'Back'),
+    );
   }
 }
 
@@ -121,9 +139,31 @@ async function usageScreen(): Promise<void> {
       h('p', {}, `Signed in as ${account.email ?? 'your account'} · plan `, h('strong', { id: 'plan' }, account.plan), ` (${account.allowance_mode === 'lifetime' ? 'lifetime allowance, never renews' : 'durable balance'})`),
       bar,
       h('p', {}, h('span', { id: 'used' }, String(account.used_requests)), ' used · ', h('span', { id: 'remaining' }, String(account.remaining_requests)), ' remaining', account.additional_requests ? ` · ${account.additional_requests} granted` : ''),
+      allowanceNotice(account, total),
       costNote('This page is free: the console never charges your allowance. Reading mail in Inboxes goes through the API and is charged like any request.'),
     ),
   );
+}
+
+/** Warns while some requests are left (a tenth or less), and says what to do when none are. */
+function allowanceNotice(account: Account, total: number): HTMLElement | null {
+  const left = account.remaining_requests;
+  if (left > Math.max(10, Math.ceil(total / 10))) return null;
+  const plan =
+    account.allowance_mode === 'lifetime'
+      ? `The ${account.plan} plan's allowance is for the life of the account: it never renews on its own.`
+      : `The ${account.plan} plan's balance goes down with each charged request and is not reset each month.`;
+  return h(
+    'div',
+    { id: 'allowance-notice', class: 'notice', role: left === 0 ? 'alert' : 'status' },
+    h('p', { class: 'warning' }, left === 0 ? 'Your request allowance is used up: the API answers 429 to every charged request.' : `Only ${left} requests left.`),
+    h('p', {}, plan),
+    moreRequests(),
+  );
+}
+
+function moreRequests(): HTMLElement {
+  return h('p', { id: 'more-requests' }, 'More requests are granted by the operator of this service: ', config.support ? h('strong', {}, config.support) : 'ask whoever gave you access', '.');
 }
 
 async function keysScreen(created?: { key: Key; secret: string }): Promise<void> {
@@ -138,7 +178,7 @@ async function keysScreen(created?: { key: Key; secret: string }): Promise<void>
     h('button', { type: 'submit' }, 'Create key'),
   );
   show(
-    h('section', { 'aria-labelledby': 'keys-title' }, h('h1', { id: 'keys-title' }, 'API keys'), created ? newKeyPanel(created.secret) : null, form),
+    h('section', { 'aria-labelledby': 'keys-title' }, h('h1', { id: 'keys-title' }, 'API keys'), created ? newKeyPanel(created.secret) : null, created ? gettingStarted(created.secret) : null, form),
     h(
       'section',
       {},
@@ -147,7 +187,7 @@ async function keysScreen(created?: { key: Key; secret: string }): Promise<void>
         { id: 'keys' },
         h('caption', {}, 'Your keys, newest first'),
         h('thead', {}, h('tr', {}, h('th', {}, 'Label'), h('th', {}, 'Key'), h('th', { class: 'optional' }, 'Created'), h('th', {}, 'Last used'), h('th', {}, 'Status'))),
-        h('tbody', {}, ...keys.map(keyRow)),
+        h('tbody', {}, ...(keys.length ? keys.map(keyRow) : [h('tr', {}, h('td', { colspan: '5' }, 'No keys yet. Create one above to call the API.'))])),
       ),
     ),
   );
@@ -163,6 +203,44 @@ function newKeyPanel(secret: string): HTMLElement {
     copy,
     ' ',
     h('button', { type: 'button', class: 'secondary', id: 'use-key', onclick: () => { session.key = secret; location.hash = '#inboxes'; } }, 'Use it to read inboxes'),
+  );
+}
+
+/**
+ * Getting started with the key just created: the same first steps (create an inbox, wait for a
+ * message) with curl, the TypeScript client, its command line and its Playwright fixture, with this
+ * service's base URL filled in. Shown once, with the key, and kept nowhere.
+ */
+function gettingStarted(secret: string): HTMLElement {
+  const base = location.origin;
+  const env = `export TEMPMAIL_API_KEY='${secret}'\nexport TEMPMAIL_BASE_URL='${base}'`;
+  const snippets: [string, string, string][] = [
+    [
+      'curl',
+      'curl',
+      `${env}\n\n# Create an inbox (1 request)\ncurl -sS -X POST "$TEMPMAIL_BASE_URL/v1/emails" \\\n  -H "Authorization: Bearer $TEMPMAIL_API_KEY" \\\n  -H "Idempotency-Key: $(uuidgen)" \\\n  -H "Content-Type: application/json" -d '{}'\n\n# List its messages (1 request each look)\ncurl -sS "$TEMPMAIL_BASE_URL/v1/emails/EMAIL_ID/messages" -H "Authorization: Bearer $TEMPMAIL_API_KEY"`,
+    ],
+    [
+      'typescript',
+      'TypeScript client',
+      `// npm install @tempmail/client   (with the environment above)\nimport { TempmailClient, extractCode } from '@tempmail/client';\n\nconst tempmail = new TempmailClient({ apiKey: process.env.TEMPMAIL_API_KEY!, baseUrl: process.env.TEMPMAIL_BASE_URL! });\nconst inbox = await tempmail.createEmail();\n// … send a mail to inbox.address …\nconst message = await tempmail.waitForMessage(inbox.id, { timeoutMs: 30_000 });\nconsole.log(extractCode(message));`,
+    ],
+    ['cli', 'Command line', `${env}\n\nnpx tempmail inbox create\nnpx tempmail messages wait EMAIL_ID --timeout 60s --extract code`],
+    [
+      'playwright',
+      'Playwright fixture',
+      `// With the environment above: each test gets a fresh inbox (1 request).\nimport { test, expect } from '@tempmail/client/playwright';\n\ntest('sign up', async ({ page, inbox }) => {\n  await page.goto('https://app.example/signup');\n  await page.getByLabel('Email').fill(inbox.address);\n  await page.getByRole('button', { name: 'Sign up' }).click();\n  await expect(inbox).toHaveReceived({ subject: /confirm/i });\n});`,
+    ],
+  ];
+  return h(
+    'section',
+    { id: 'getting-started', 'aria-labelledby': 'getting-started-title' },
+    h('h2', { id: 'getting-started-title' }, 'Getting started with this key'),
+    costNote('Each create and each read below is charged like any API request.'),
+    ...snippets.map(([id, title, code]) => {
+      const copy = h('button', { type: 'button', class: 'secondary', id: `copy-${id}`, 'aria-label': `Copy the ${title} snippet`, onclick: () => void navigator.clipboard?.writeText(code).then(() => (copy.textContent = 'Copied')) }, 'Copy');
+      return h('div', { class: 'snippet' }, h('h3', {}, title, ' ', copy), h('pre', { class: 'mail-text', id: `snippet-${id}` }, code));
+    }),
   );
 }
 
@@ -211,9 +289,13 @@ async function revoke(key: Key, dialog: HTMLDialogElement): Promise<void> {
   await keysScreen();
 }
 
+/** The inbox a reader opened before giving a key: opened once the key is given. */
+let wanted: string | undefined;
+
 async function inboxesScreen(cursor?: string): Promise<void> {
   const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : '';
   const page = await json<Page<Email>>(`/console/v1/emails${query}`, session.token!);
+  for (const email of page.data) addresses.set(email.id, email.address);
   const keyInput = h('input', { id: 'reading-key', type: 'password', autocomplete: 'off', placeholder: 'tm_…' });
   show(
     h(
@@ -221,10 +303,19 @@ async function inboxesScreen(cursor?: string): Promise<void> {
       { 'aria-labelledby': 'inboxes-title' },
       h('h1', { id: 'inboxes-title' }, 'Inboxes'),
       session.key
-        ? h('p', {}, 'Reading with the key you created in this session (kept in memory only).')
+        ? h('div', {}, h('p', {}, 'Reading with the key you created or gave in this session (kept in memory only).'), createInboxForm())
         : h(
             'form',
-            { onsubmit: (event: Event) => { event.preventDefault(); session.key = keyInput.value.trim(); void inboxesScreen(); } },
+            {
+              onsubmit: (event: Event) => {
+                event.preventDefault();
+                session.key = keyInput.value.trim();
+                if (wanted && location.hash !== `#inbox/${wanted}`) location.hash = `#inbox/${wanted}`;
+                else void route();
+                wanted = undefined;
+              },
+            },
+            wanted ? h('p', { class: 'warning', role: 'alert', id: 'key-needed' }, 'Reading an inbox goes through the API: give an API key first (Keys creates one).') : null,
             h('label', { for: 'reading-key' }, 'API key to read mail with (kept in memory only)'),
             keyInput,
             ' ',
@@ -242,27 +333,146 @@ async function inboxesScreen(cursor?: string): Promise<void> {
   );
 }
 
-function requireKey(): string | undefined {
+/**
+ * Creates an inbox through `/v1` with the key in memory: charged like any create, and the page says
+ * so. The local part is the reader's or, left empty, the service's choice.
+ */
+function createInboxForm(): HTMLElement {
+  const localPart = h('input', { id: 'local-part', name: 'local_part', maxlength: '64', autocomplete: 'off', pattern: '[a-z0-9]([a-z0-9._\\-]{0,62}[a-z0-9])?', 'aria-describedby': 'local-part-help' });
+  const outcome = h('div', { id: 'create-inbox-outcome', role: 'status' });
+  const form = h(
+    'form',
+    {
+      id: 'create-inbox',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        void createInbox(localPart.value.trim(), outcome);
+      },
+    },
+    h('h2', {}, 'New inbox'),
+    h('label', { for: 'local-part' }, 'Local part (optional)'),
+    h('p', { class: 'cost', id: 'local-part-help' }, 'Lowercase letters, digits, dots, underscores and hyphens; leave it empty for a random one.'),
+    localPart,
+    ' ',
+    h('button', { type: 'submit' }, 'Create inbox'),
+    costNote('Creating an inbox costs 1 request, like any create through the API.'),
+    outcome,
+  );
+  return form;
+}
+
+async function createInbox(localPart: string, outcome: HTMLElement): Promise<void> {
+  try {
+    const { data } = await json<{ data: Email }>('/v1/emails', session.key!, {
+      method: 'POST',
+      headers: { 'Idempotency-Key': `console-${crypto.randomUUID()}` },
+      body: JSON.stringify(localPart ? { local_part: localPart } : {}),
+    });
+    addresses.set(data.id, data.address);
+    await inboxesScreen();
+    document.getElementById('create-inbox-outcome')!.replaceChildren(
+      h('p', {}, 'Created ', h('a', { href: `#inbox/${data.id}` }, data.address), `. That cost 1 request. Remaining: ${lastRemaining ?? '?'}.`),
+    );
+  } catch (error) {
+    outcome.replaceChildren(h('p', { class: 'problem', role: 'alert' }, (error as Error).message));
+  }
+}
+
+/** The key to read with; without one, the inbox list asks for it and says why. */
+async function requireKey(emailId: string): Promise<string | undefined> {
   if (session.key) return session.key;
-  location.hash = '#inboxes';
+  wanted = emailId;
+  if (location.hash === '#inboxes') await inboxesScreen();
+  else location.hash = '#inboxes';
   return undefined;
 }
 
 async function inboxScreen(emailId: string): Promise<void> {
-  const key = requireKey();
+  const key = await requireKey(emailId);
   if (!key) return;
-  const page = await json<Page<MessageItem>>(`/v1/emails/${encodeURIComponent(emailId)}/messages`, key);
+  const address = addresses.get(emailId);
+  const listing = h('div', { id: 'listing' });
+  const look = async () => listing.replaceChildren(...messageList(await json<Page<MessageItem>>(`/v1/emails/${encodeURIComponent(emailId)}/messages`, key)));
+  await look();
+  const copy = address ? h('button', { type: 'button', class: 'secondary', id: 'copy-address', onclick: () => void navigator.clipboard?.writeText(address).then(() => (copy!.textContent = 'Copied')) }, 'Copy address') : null;
+  const auto = h('input', { type: 'checkbox', id: 'auto-refresh' });
+  auto.addEventListener('change', () => (auto.checked ? autoRefresh.start(look) : autoRefresh.stop()));
   show(
     h(
       'section',
       { 'aria-labelledby': 'inbox-title' },
-      h('h1', { id: 'inbox-title' }, 'Messages'),
-      costNote(`Listing these messages cost 1 request. Remaining: ${lastRemaining ?? '?'}.`),
-      page.data.length === 0 ? h('p', {}, 'Nothing has arrived yet. Reload to look again (each look is 1 request).') : null,
-      h('ul', { id: 'messages' }, ...page.data.map((message) => h('li', {}, h('a', { href: `#message/${message.id}` }, message.subject || '(no subject)'), ` from ${message.from} · ${when(message.received_at)}`))),
+      h('h1', { id: 'inbox-title' }, `Messages to ${address ?? 'this inbox'}`),
+      copy,
+      listing,
+      h(
+        'p',
+        {},
+        h('button', { type: 'button', class: 'secondary', id: 'refresh', onclick: () => void look().catch(showFailure) }, 'Refresh'),
+        ' ',
+        auto,
+        h('label', { for: 'auto-refresh', class: 'inline' }, ` Refresh every ${autoRefresh.seconds} seconds while this tab is visible (${60 / autoRefresh.seconds} requests a minute)`),
+      ),
       h('p', {}, h('a', { href: '#inboxes' }, 'All inboxes')),
     ),
   );
+}
+
+/** The listing's summary (count and newest arrival, from the page the view just read) and its items. */
+function messageList(page: Page<MessageItem>): Node[] {
+  const count = `${page.data.length}${page.pagination.has_more ? '+' : ''}`;
+  const newest = page.data[0];
+  const nodes: (Node | null)[] = [
+    h('p', { id: 'inbox-summary' }, `${count} message${count === '1' ? '' : 's'}`, newest ? ` · newest ${when(newest.received_at)}` : ''),
+    costNote(`Each look at this list costs 1 request. Remaining: ${lastRemaining ?? '?'}.`),
+    page.data.length === 0 ? h('p', {}, 'Nothing has arrived yet. Refresh to look again.') : null,
+    h('ul', { id: 'messages' }, ...page.data.map((message) => h('li', {}, h('a', { href: `#message/${message.id}` }, message.subject || '(no subject)'), ` from ${message.from} · ${when(message.received_at)}`))),
+  ];
+  return nodes.filter((node): node is Node => node !== null);
+}
+
+/**
+ * The optional auto-refresh of an inbox: one look every `seconds` while the tab is visible, none
+ * while it is hidden or once the view is left (each look is a charged request).
+ */
+const autoRefresh = {
+  seconds: 10,
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+  look: undefined as (() => Promise<unknown>) | undefined,
+  start(look: () => Promise<unknown>): void {
+    this.stop();
+    this.look = look;
+    if (document.visibilityState === 'visible') this.timer = setInterval(() => void look().catch(showFailure), this.seconds * 1000);
+  },
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.look = undefined;
+  },
+  pause(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  },
+};
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState !== 'visible') autoRefresh.pause();
+  else if (autoRefresh.look && !autoRefresh.timer) autoRefresh.start(autoRefresh.look);
+});
+
+function showFailure(error: unknown): void {
+  autoRefresh.stop();
+  document.getElementById('listing')?.append(h('p', { class: 'problem', role: 'alert' }, error instanceof Error ? error.message : 'Something failed.'));
+}
+
+/**
+ * The mail's HTML with its in-page (`#…`) links made plain text. The frame's document inherits the
+ * console's base URL and its `base-uri 'none'` (no `<base>` can change that), so such a link would
+ * load the console itself inside the frame, which `frame-ancestors` refuses: the view would break.
+ * Parsed inertly (DOMParser runs nothing); everything else is left as the sanitizer made it.
+ */
+function withoutInPageLinks(html: string): string {
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  for (const link of doc.querySelectorAll('a[href^="#"]')) link.removeAttribute('href');
+  return doc.documentElement.outerHTML;
 }
 
 /**
@@ -271,11 +481,11 @@ async function inboxScreen(emailId: string): Promise<void> {
  * navigates or submits.
  */
 async function messageScreen(messageId: string): Promise<void> {
-  const key = requireKey();
-  if (!key) return;
+  if (!session.key) return void (location.hash = '#inboxes');
+  const key = session.key;
   const { data: message } = await json<{ data: Message }>(`/v1/messages/${encodeURIComponent(messageId)}`, key);
   const frame = h('iframe', { class: 'mail-html', id: 'mail-html', title: 'Message HTML (sanitized, scripts disabled)', sandbox: '', referrerpolicy: 'no-referrer' });
-  frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'">${message.html}`;
+  frame.srcdoc = `<!doctype html><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'">${withoutInPageLinks(message.html)}`;
   const attachmentName = (name: string, id: string) => name.replace(/[^A-Za-z0-9._-]/g, '_') || `${id}.bin`;
   show(
     h(
@@ -284,9 +494,8 @@ async function messageScreen(messageId: string): Promise<void> {
       h('h1', { id: 'message-title' }, message.subject || '(no subject)'),
       h('p', {}, `From ${message.from} · ${when(message.received_at)}`),
       costNote(`Reading this message cost 1 request; each download costs 1 more. Remaining: ${lastRemaining ?? '?'}.`),
-      message.html ? frame : null,
-      h('h2', {}, 'Text'),
-      h('pre', { class: 'mail-text', id: 'mail-text' }, message.text),
+      extracted(message),
+      messageTabs(message, frame, key),
       h(
         'p',
         {},
@@ -297,6 +506,78 @@ async function messageScreen(messageId: string): Promise<void> {
       h('p', {}, h('a', { href: `#inbox/${encodeURIComponent(message.email_id)}` }, 'Back to the inbox')),
     ),
   );
+}
+
+/** The code and the first link, found by the client package's own rules, each with a copy button. */
+function extracted(message: Message): HTMLElement | null {
+  const code = extractCode(message);
+  const link = extractLink(message);
+  if (!code && !link) return null;
+  const copyButton = (id: string, value: string, label: string) => {
+    const button = h('button', { type: 'button', class: 'secondary', id, onclick: () => void navigator.clipboard?.writeText(value).then(() => (button.textContent = 'Copied')) }, label);
+    return button;
+  };
+  return h(
+    'dl',
+    { id: 'extracted' },
+    code ? h('dt', {}, 'Code') : null,
+    code ? h('dd', {}, h('code', { id: 'extracted-code' }, code), ' ', copyButton('copy-code', code, 'Copy code')) : null,
+    link ? h('dt', {}, 'First link') : null,
+    link ? h('dd', {}, h('code', { id: 'extracted-link' }, link), ' ', copyButton('copy-link', link, 'Copy link')) : null,
+  );
+}
+
+/**
+ * The message's views as tabs: its sanitized HTML, its text, and its headers and raw source, read
+ * from the raw source on first opening (1 request, said on the tab's panel).
+ */
+function messageTabs(message: Message, frame: HTMLIFrameElement, key: string): HTMLElement {
+  let raw: Promise<string> | undefined;
+  const headers = h('pre', { class: 'mail-text', id: 'mail-headers' });
+  const source = h('pre', { class: 'mail-text', id: 'mail-source' });
+  const loadRaw = () =>
+    (raw ??= text(message.source_path, key).then((body) => {
+      const end = body.search(/\r?\n\r?\n/);
+      headers.textContent = end < 0 ? body : body.slice(0, end);
+      source.textContent = body;
+      return body;
+    }));
+  const rawNote = () => costNote('Headers and raw source are read from the raw source: 1 request, the first time either is opened.');
+  const panels: [string, string, Node[], boolean][] = [
+    ['html', 'HTML', [message.html ? frame : h('p', {}, 'This message has no HTML part.')], false],
+    ['text', 'Text', [h('pre', { class: 'mail-text', id: 'mail-text' }, message.text)], false],
+    ['headers', 'Headers', [rawNote(), headers], true],
+    ['source', 'Raw source', [rawNote(), source], true],
+  ];
+  const list = h('div', { role: 'tablist', 'aria-label': 'Message views', class: 'tabs' });
+  const container = h('div', {}, list);
+  const tabs: HTMLButtonElement[] = [];
+  const panelElements: HTMLElement[] = [];
+  const select = (index: number) => {
+    tabs.forEach((tab, i) => {
+      tab.setAttribute('aria-selected', String(i === index));
+      tab.tabIndex = i === index ? 0 : -1;
+      panelElements[i]!.hidden = i !== index;
+    });
+    if (panels[index]![3]) void loadRaw().catch((error: Error) => source.replaceChildren(error.message));
+  };
+  panels.forEach(([id, label, children], index) => {
+    const tab = h('button', { type: 'button', role: 'tab', id: `tab-${id}`, 'aria-controls': `panel-${id}`, class: 'tab', onclick: () => select(index) }, label);
+    tab.addEventListener('keydown', (event) => {
+      const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+      if (!step) return;
+      const next = (index + step + tabs.length) % tabs.length;
+      select(next);
+      tabs[next]!.focus();
+    });
+    tabs.push(tab);
+    list.append(tab);
+    const panel = h('div', { role: 'tabpanel', id: `panel-${id}`, 'aria-labelledby': `tab-${id}` }, ...children);
+    panelElements.push(panel);
+    container.append(panel);
+  });
+  select(message.html ? 0 : 1);
+  return container;
 }
 
 void boot();

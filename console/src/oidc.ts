@@ -2,11 +2,16 @@
  * Sign-in by plain OpenID Connect: authorization code with PKCE, a public client. Works with any
  * issuer that publishes a discovery document (Amazon Cognito, the local issuer of `npm start`).
  * The ID token lives in memory only; sessionStorage holds the one-time PKCE verifier, state and
- * nonce across the redirect, never a token.
+ * nonce across the redirect, and a flag that this tab is signed in, never a token. A reload asks
+ * the issuer again without a prompt (`prompt=none`): its own session answers, or nothing does.
  */
 export interface ConsoleConfig {
   issuer: string;
   clientId: string;
+  /** Cognito's `/logout` (its discovery document names no end-session endpoint). */
+  logoutEndpoint?: string;
+  /** Whom to ask for more requests: the operator's contact, from configuration. */
+  support?: string;
 }
 
 interface Discovery {
@@ -15,7 +20,17 @@ interface Discovery {
   end_session_endpoint?: string;
 }
 
+interface Pending {
+  state: string;
+  nonce: string;
+  verifier: string;
+  /** The view to return to (a hash), and whether this was a silent restore. */
+  hash: string;
+  silent: boolean;
+}
+
 const pendingKey = 'tempmail.console.pending';
+const signedInKey = 'tempmail.console.signed-in';
 
 export function redirectUri(): string {
   return new URL('./', location.href).href.split('?')[0]!.split('#')[0]!;
@@ -35,10 +50,10 @@ function base64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** Sends the browser to the issuer's sign-in (or sign-up) page. */
-export async function beginSignIn(config: ConsoleConfig): Promise<void> {
+/** Sends the browser to the issuer's sign-in (or sign-up) page; `silent` asks it not to prompt. */
+export async function beginSignIn(config: ConsoleConfig, silent = false): Promise<void> {
   const discovery = await discover(config);
-  const pending = { state: randomText(), nonce: randomText(), verifier: randomText() };
+  const pending: Pending = { state: randomText(), nonce: randomText(), verifier: randomText(), hash: location.hash, silent };
   sessionStorage.setItem(pendingKey, JSON.stringify(pending));
   const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(pending.verifier))));
   const url = new URL(discovery.authorization_endpoint);
@@ -51,19 +66,32 @@ export async function beginSignIn(config: ConsoleConfig): Promise<void> {
     nonce: pending.nonce,
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    ...(silent ? { prompt: 'none' } : {}),
   }).toString();
   location.assign(url.href);
 }
 
-/** Completes a sign-in whose code is in the address bar; the ID token, or undefined when none is pending. */
+/** Whether this tab was signed in before a reload: a flag only, the token is gone with the page. */
+export function wasSignedIn(): boolean {
+  return sessionStorage.getItem(signedInKey) === '1';
+}
+
+/**
+ * Completes a sign-in whose code is in the address bar; the ID token, or undefined when none is
+ * pending or a silent restore found no session at the issuer.
+ */
 export async function completeSignIn(config: ConsoleConfig): Promise<string | undefined> {
   const params = new URLSearchParams(location.search);
   const code = params.get('code');
   const state = params.get('state');
   if (!code && !params.get('error')) return undefined;
-  history.replaceState(null, '', redirectUri());
-  const pending = JSON.parse(sessionStorage.getItem(pendingKey) ?? 'null') as { state: string; nonce: string; verifier: string } | null;
+  const pending = JSON.parse(sessionStorage.getItem(pendingKey) ?? 'null') as Pending | null;
   sessionStorage.removeItem(pendingKey);
+  history.replaceState(null, '', redirectUri() + (pending?.hash ?? ''));
+  if (!code && pending?.silent && state === pending.state) {
+    sessionStorage.removeItem(signedInKey);
+    return undefined;
+  }
   if (!code || !pending || state !== pending.state) throw new Error('The sign-in did not complete. Try again.');
   const discovery = await discover(config);
   const response = await fetch(discovery.token_endpoint, {
@@ -81,6 +109,7 @@ export async function completeSignIn(config: ConsoleConfig): Promise<string | un
   const tokens = (await response.json()) as { id_token?: string };
   const idToken = tokens.id_token;
   if (!idToken || claims(idToken).nonce !== pending.nonce) throw new Error('The sign-in answer was not for this page.');
+  sessionStorage.setItem(signedInKey, '1');
   return idToken;
 }
 
@@ -90,11 +119,23 @@ export function claims(token: string): Record<string, unknown> {
   return JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
 }
 
-/** Ends the issuer's session too, where it offers that. */
-export async function signOutUrl(config: ConsoleConfig): Promise<string | undefined> {
-  const discovery = await discover(config);
-  if (!discovery.end_session_endpoint) return undefined;
-  const url = new URL(discovery.end_session_endpoint);
-  url.search = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: redirectUri() }).toString();
-  return url.href;
+/**
+ * Where signing out goes: the issuer's end-session endpoint, so that its session ends too and the
+ * next sign-in asks again. OpenID RP-initiated logout where discovery names one (the local issuer),
+ * Cognito's `/logout?client_id&logout_uri` otherwise; the console's own page when neither exists.
+ */
+export async function signOutUrl(config: ConsoleConfig): Promise<string> {
+  sessionStorage.removeItem(signedInKey);
+  const discovery = await discover(config).catch(() => undefined);
+  if (discovery?.end_session_endpoint) {
+    const url = new URL(discovery.end_session_endpoint);
+    url.search = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: redirectUri() }).toString();
+    return url.href;
+  }
+  if (config.logoutEndpoint) {
+    const url = new URL(config.logoutEndpoint);
+    url.search = new URLSearchParams({ client_id: config.clientId, logout_uri: redirectUri() }).toString();
+    return url.href;
+  }
+  return redirectUri();
 }
