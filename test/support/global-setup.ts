@@ -1,0 +1,5 @@
+import { startPermissionCheck } from './permission-check';
+
+export default function globalSetup(): void {
+  startPermissionCheck();
+}
