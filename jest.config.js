@@ -44,8 +44,10 @@ module.exports = {
   // jose and oidc-provider (the console's token verification, the local issuer) ship ES modules only as well.
   transformIgnorePatterns: ['/node_modules/(?!@middy/|jose/|oidc-provider/)'],
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
-  // A run started through test/support/shifted-clock.sh checks that its clock really is shifted.
+  // Once per run: the shifted clock's check (test/support/shifted-clock.sh) and the per-function
+  // permission check (docs/permissions.md), on under `npm test` (TEMPMAIL_PERMISSION_CHECK=1).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Most suites wait on their own services' I/O: two workers keep both cores busy.
   maxWorkers: 2,
   testTimeout: 30_000,

@@ -93,7 +93,7 @@ export class InboundMail extends Construct {
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'emails');
     tables.messages.grantWriteData(this.parserFunction);
-    // A delivery reads the message id of the previous window consistently (core/deliveries.ts), so that a retry stays exactly-once.
+    // A mail delivered again reads the earlier window's copy first (core/deliveries.ts: deliverOnce).
     tables.messages.grant(this.parserFunction, 'dynamodb:GetItem');
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'] });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
-import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions';
+import { localTableNames, tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
@@ -25,6 +25,7 @@ import { loadCursorSecret } from './cursor-secret';
 import { startConsoleFront, type ConsoleFront } from './console-front';
 import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
 import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
+import { asFunction, recordCalls } from './iam/recording';
 import { smtpDelivery } from './smtp-delivery';
 import { startSmtpIntake } from './smtp-intake';
 
@@ -74,6 +75,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const tableNames = localTableNames();
   await ensureTables(dynamodb.endpoint, tableNames);
   const client = createDocumentClient({ endpoint: dynamodb.endpoint });
+  recordCalls(client, Object.fromEntries(tableKeys.map((key) => [tableNames[key], tableEnvironmentName(key)])));
   overrides.instrumentDynamoDb?.(client);
   const services: BlobServices = {
     ...createServices(
@@ -100,7 +102,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    authorizer: createAuthorizer(() => services),
+    authorizer: asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)),
     functions: await loadRouteFunctions(services, consoleServices),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
@@ -112,7 +114,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   });
   verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
   const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
-  const sweep = () => sweepExpired(services);
+  const sweep = asFunction('lambdas/inbound/sweeper.ts', () => sweepExpired(services));
   // The sweep in flight, so that closing waits for it instead of closing the store under it.
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweeper = setInterval(() => {
@@ -157,9 +159,12 @@ async function loadRouteFunctions(services: BlobServices, consoleServices: Conso
             stream: route.stream,
             exhaustedRoute: module.exhaustedRoute,
           });
+    const entry = `lambdas/api/handlers/${route.module}.ts`;
     functions.set(
       route.id,
-      route.stream ? { mode: 'streamed', fn: handler as StreamingFunction } : { mode: 'buffered', fn: handler as ProxyFunction },
+      route.stream
+        ? { mode: 'streamed', fn: asFunction(entry, handler as StreamingFunction) }
+        : { mode: 'buffered', fn: asFunction(entry, handler as ProxyFunction) },
     );
   }
   return functions;

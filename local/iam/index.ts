@@ -10,3 +10,5 @@ export { callFromCommand, type CallEnvironment, type IamRequest, type MappedComm
 export { evaluate, type Decision } from './evaluate';
 export { entryMetadataKey, loadFunctionRoles, type FunctionRole, type PolicyDocument } from './roles';
 export { TemplateResolver, UnresolvableError, secretSuffix, stackUuid, type Naming, type Template } from './resolve';
+export { checkPermissions, type PermissionReport } from './check';
+export { asFunction, callLogVariable, recordCall, recordCalls, type RecordedCall } from './recording';

@@ -119,7 +119,10 @@ export class TemplateResolver {
     if (resource.Type === 'AWS::S3::Bucket' && attribute === 'DomainName') return `${this.physicalName(logicalId)}.s3.amazonaws.com`;
     if (resource.Type === 'AWS::S3::Bucket' && attribute === 'RegionalDomainName')
       return `${this.physicalName(logicalId)}.s3.${this.naming.region}.amazonaws.com`;
-    if (resource.Type === 'AWS::Cognito::UserPool' && (attribute === 'ProviderURL' || attribute === 'ProviderName'))
+    // ProviderURL is the issuer its ID tokens carry in `iss`; ProviderName the same without the scheme.
+    if (resource.Type === 'AWS::Cognito::UserPool' && attribute === 'ProviderURL')
+      return `https://cognito-idp.${this.naming.region}.amazonaws.com/${this.refOf(logicalId)}`;
+    if (resource.Type === 'AWS::Cognito::UserPool' && attribute === 'ProviderName')
       return `cognito-idp.${this.naming.region}.amazonaws.com/${this.refOf(logicalId)}`;
     if (resource.Type === 'AWS::Cognito::UserPool' && attribute === 'UserPoolId') return this.refOf(logicalId);
     throw new UnresolvableError(`no value known for ${logicalId}.${attribute} (${resource.Type})`);

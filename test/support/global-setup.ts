@@ -1,3 +1,5 @@
+import { startPermissionCheck } from './permission-check';
+
 /**
  * Once per run, before any suite: when the run was started through `shifted-clock.sh`, the wall
  * clock must really read the shifted date. Should libfaketime not take hold (a static binary, a
@@ -5,7 +7,13 @@
  */
 const dayMs = 24 * 60 * 60 * 1000;
 
-export default function checkShiftedClock(): void {
+export default function globalSetup(): void {
+  checkShiftedClock();
+  // The per-function permission check (docs/permissions.md) starts recording; global-teardown.ts judges.
+  startPermissionCheck();
+}
+
+function checkShiftedClock(): void {
   const offset = process.env.TEMPMAIL_CLOCK_SHIFT;
   if (!offset) return;
   const parsed = /^([+-])(\d+)d$/.exec(offset);

@@ -6,12 +6,15 @@ import {
 } from '@aws-sdk/client-ses';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createSharedRuleSetHandler, sharedRuleSetName } from '../../../lambdas/deployment/shared-receipt-rule-set';
+import { recordMockedCalls } from '../../support/recorded-mock-calls';
 
 const ses = mockClient(SESClient);
 const handler = createSharedRuleSetHandler(new SESClient({ region: 'us-east-1' }));
 const sent = () => ses.calls().map((call) => call.args[0].constructor.name);
 
 beforeEach(() => ses.reset());
+// What the function sends is judged against its role by the permission check.
+afterEach(() => recordMockedCalls('lambdas/deployment/shared-receipt-rule-set.ts', 'SES', ses));
 
 describe('the rule set every stage of a Region shares', () => {
   it('adopts the active rule set, whoever owns it, and changes nothing', async () => {

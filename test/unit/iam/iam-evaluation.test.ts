@@ -1,4 +1,4 @@
-import { callFromCommand, evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../../../local/iam';
+import { callFromCommand, checkPermissions, evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../../../local/iam';
 
 const naming = { account: '111122223333', region: 'eu-west-1', stackName: 'Tempmail-test' };
 const env = { account: naming.account, region: naming.region };
@@ -211,5 +211,46 @@ describe('callFromCommand', () => {
     const put = callFromCommand('DynamoDB', 'PutCommand', { TableName: 'Tempmail-test-Accounts' }, env);
     if (put.kind !== 'mapped') throw new Error(put.reason);
     await expect(evaluate(role, put.requests[0]!)).resolves.toMatchObject({ result: 'denied' });
+  });
+});
+
+describe('checkPermissions', () => {
+  const entry = 'lambdas/api/handlers/example.ts';
+  const put = { entry, service: 'DynamoDB', command: 'PutCommand', input: { TableName: '${ACCOUNTS_TABLE}' } };
+  const get = { entry, service: 'DynamoDB', command: 'GetCommand', input: { TableName: '${ACCOUNTS_TABLE}' } };
+
+  it('passes calls the role allows, under the deployed names from the function’s environment', async () => {
+    await expect(checkPermissions(template, [get], naming)).resolves.toEqual({ problems: [], allowed: 1, outsideFunctions: 0 });
+  });
+
+  it('lists a denied call with its function, action and resource (the first console sign-in’s PutItem)', async () => {
+    const report = await checkPermissions(template, [get, put], naming);
+    expect(report.problems).toEqual([
+      `Fn: denied: dynamodb:PutItem on ${tableArn('Accounts')}: no statement allows it in the policies of FnRole (managed policies not evaluated: arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole)`,
+    ]);
+  });
+
+  it('fails a call whose resource the function has no variable for, an unknown command, or an unknown source', async () => {
+    const report = await checkPermissions(
+      template,
+      [
+        { entry, service: 'Secrets Manager', command: 'GetSecretValueCommand', input: { SecretId: '${CURSOR_SECRET_ARN}' } },
+        { entry, service: 'DynamoDB', command: 'ExecuteStatementCommand', input: {} },
+        { entry: 'lambdas/elsewhere.ts', service: 'DynamoDB', command: 'GetCommand', input: { TableName: 'x' } },
+        { service: 'DynamoDB', command: 'ScanCommand', input: { TableName: 'x' } },
+      ],
+      naming,
+    );
+    expect(report.problems).toEqual([
+      'Fn: Secrets Manager GetSecretValueCommand needs CURSOR_SECRET_ARN, which its environment lacks',
+      'Fn: unmappable: no IAM mapping for DynamoDB ExecuteStatement',
+      'lambdas/elsewhere.ts: sent DynamoDB GetCommand, but no function of the template is built from it',
+    ]);
+    expect(report.outsideFunctions).toBe(1);
+  });
+
+  it('fails a function of the template that sent no recorded call', async () => {
+    const report = await checkPermissions(template, [], naming);
+    expect(report.problems).toEqual(['Fn: no call recorded from lambdas/api/handlers/example.ts: its permissions were not checked']);
   });
 });

@@ -1,0 +1,5 @@
+import { finishPermissionCheck } from './permission-check';
+
+export default async function globalTeardown(): Promise<void> {
+  await finishPermissionCheck();
+}
