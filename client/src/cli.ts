@@ -39,7 +39,7 @@ const help = `tempmail: the tempmail API from the command line
 
 Environment: TEMPMAIL_API_KEY (required), TEMPMAIL_BASE_URL (default http://127.0.0.1:3000).
 --json prints the API's data as JSON for scripts. Every call but usage is a charged request;
-a wait polls (a 30-second wait that finds nothing costs 10 requests).
+a wait polls (a 30-second wait that finds nothing costs 9 requests).
 Text printed to a terminal has its control characters removed; raw bytes go to a terminal
 only with --raw (or to a file with --out, or to a pipe).
 Exit status: 0 done (message found), 1 API or network error, 2 wait timed out (deadline or

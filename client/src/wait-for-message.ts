@@ -117,7 +117,7 @@ export function messageMatches(message: Message, match: MessageMatch = {}, optio
  * the mark, older than it, or seen by an earlier poll), and so is each whole-message read: one
  * for the message returned, plus one per non-matching arrival when `body` or `where` is given.
  * The schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s: a 30-second
- * wait that finds nothing costs 10 requests. `maxRequests` bounds it.
+ * wait that finds nothing costs 9 requests. `maxRequests` bounds it.
  *
  * The deadline caps every sleep and every request; 5xx answers, network failures and the short
  * window's 429 are waited through. A used-up allowance and any other 4xx end the wait at once.
