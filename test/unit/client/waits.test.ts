@@ -104,6 +104,18 @@ describe('waits return the mail the action caused', () => {
     expect(await inbox.waitForCode()).toBe('222222');
   });
 
+  it('a message an assertion found (toHaveReceived) is kept: the next wait returns it without a request', async () => {
+    const { client, arrive, requests } = service();
+    const inbox = client.inbox({ id: EMAIL, address: 'x@tempmail.localhost' } as never);
+    arrive('Your code', 'code 123456');
+    await inbox.receive({ subject: 'code' });
+    const spent = requests.length;
+    expect(await inbox.waitForCode({ subject: 'code' })).toBe('123456');
+    expect(requests).toHaveLength(spent);
+    expect(inbox.lastWait).toEqual({ requests: 0 });
+    expect(inbox.requests).toBe(2);
+  });
+
   it('with after: mark, a matching mail already there is not returned, and the poll stops paging at the mark', async () => {
     const { client, arrive, onSleep, requests } = service();
     for (let i = 0; i < 150; i++) arrive(`old ${i}`);
