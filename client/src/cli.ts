@@ -1,31 +1,59 @@
 #!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
 import { TempmailClient } from './client';
-import { parseArgs, parseDuration, UsageError, type ParsedArgs } from './cli-args';
+import { closest, parseArgs, parseDuration, printable, UsageError, type ParsedArgs } from './cli-args';
 import { TempmailError, WaitTimeoutError } from './errors';
 import { extractCode, extractLink } from './extract';
 import type { FileBody, Message, MessageListItem } from './types';
 
-/** Exit statuses: documented in docs/end-to-end-testing.md and in `tempmail --help`. */
-export const exitCodes = { ok: 0, error: 1, timedOut: 2 } as const;
+/** Exit statuses: documented in client/README.md, docs/end-to-end-testing.md and `tempmail --help`. */
+export const exitCodes = { ok: 0, error: 1, timedOut: 2, usage: 64 } as const;
+
+/** The options each command accepts (besides --json, --help and --version). */
+const commandOptions: Record<string, string[]> = {
+  'inbox create': ['local-part', 'domain', 'format'],
+  'inbox show': [],
+  'messages list': [],
+  'messages wait': ['timeout', 'subject', 'from', 'to', 'body', 'since', 'extract'],
+  'message show': [],
+  'message source': ['out', 'raw'],
+  'message attachment': ['out', 'raw'],
+  domains: [],
+  usage: [],
+};
+const commands = Object.keys(commandOptions);
 
 const help = `tempmail: the tempmail API from the command line
 
-  tempmail inbox create [--local-part X] [--domain D]
+  tempmail inbox create [--local-part X] [--domain D] [--format env]
   tempmail inbox show EMAIL_ID
   tempmail messages list EMAIL_ID
-  tempmail messages wait EMAIL_ID [--timeout 60s] [--subject RE] [--from RE] [--extract code|link]
+  tempmail messages wait EMAIL_ID [--timeout 60s] [--since now|ISO|MESSAGE_ID]
+                         [--subject RE] [--from RE] [--to RE] [--body RE] [--extract code|link]
   tempmail message show MESSAGE_ID
-  tempmail message source MESSAGE_ID [--out FILE]
-  tempmail message attachment MESSAGE_ID ATTACHMENT_ID [--out FILE]
+  tempmail message source MESSAGE_ID [--out FILE | --raw]
+  tempmail message attachment MESSAGE_ID ATTACHMENT_ID [--out FILE | --raw]
   tempmail domains
   tempmail usage
+  tempmail help | --help | -h        tempmail --version | -V
 
 Environment: TEMPMAIL_API_KEY (required), TEMPMAIL_BASE_URL (default http://127.0.0.1:3000).
 --json prints the API's data as JSON for scripts. Every call but usage is a charged request;
-a wait polls (a 30-second wait that finds nothing costs 10 requests).
-Exit status: 0 done (message found), 1 error, 2 wait timed out.
+a wait polls (a 30-second wait that finds nothing costs 9 requests).
+Text printed to a terminal has its control characters removed; raw bytes go to a terminal
+only with --raw (or to a file with --out, or to a pipe).
+Exit status: 0 done (message found), 1 API or network error, 2 wait timed out (deadline or
+request budget), 64 usage error (bad command, option or value).
 `;
+
+function version(): string {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return (require('../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
 
 interface Io {
   out: (text: string) => void;
@@ -34,28 +62,52 @@ interface Io {
 
 /** Runs one command line; resolves with the exit status. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, io: Io = { out: (text) => process.stdout.write(text), err: process.stderr }): Promise<number> {
+  const json = argv.includes('--json');
+  const report = (kind: string, message: string, extra: object = {}) =>
+    io.err.write(json ? `${JSON.stringify({ error: { kind, message: printable(message), ...extra } })}\n` : `tempmail: ${printable(message)}\n`);
   let args: ParsedArgs;
   try {
-    args = parseArgs(argv);
-    if (args.options.has('help') || args.words.length === 0) {
+    const words = argv.filter((arg) => !arg.startsWith('-'));
+    const command = commands.find((name) => name === words.slice(0, name.split(' ').length).join(' '));
+    args = parseArgs(argv, new Set(['json', 'help', 'version', ...(command ? commandOptions[command]! : [])]));
+    if (args.options.has('version')) {
+      io.out(`${version()}\n`);
+      return exitCodes.ok;
+    }
+    if (args.options.has('help') || args.words[0] === 'help') {
       io.out(help);
-      return args.words.length === 0 && !args.options.has('help') ? exitCodes.error : exitCodes.ok;
+      return exitCodes.ok;
+    }
+    if (args.words.length === 0) {
+      io.err.write(help);
+      return exitCodes.usage;
+    }
+    if (!command) {
+      const near = closest(args.words.slice(0, 2).join(' '), commands) ?? closest(args.words[0]!, commands);
+      throw new UsageError(`unknown command: ${args.words.join(' ')}${near ? ` (did you mean ${near}?)` : ''}`);
     }
     if (!env.TEMPMAIL_API_KEY) throw new UsageError('TEMPMAIL_API_KEY is not set');
-    const client = new TempmailClient({ apiKey: env.TEMPMAIL_API_KEY, baseUrl: env.TEMPMAIL_BASE_URL || 'http://127.0.0.1:3000' });
+    let client: TempmailClient;
+    try {
+      client = new TempmailClient({ apiKey: env.TEMPMAIL_API_KEY, baseUrl: env.TEMPMAIL_BASE_URL || undefined });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     return await run(client, args, io);
   } catch (error) {
     if (error instanceof WaitTimeoutError) {
-      io.err.write(`tempmail: ${error.message}\n`);
+      report('timeout', error.message, { reason: error.reason, requests: error.requests });
       return exitCodes.timedOut;
     }
+    if (error instanceof UsageError) {
+      report('usage', `${error.message}${json ? '' : ' (tempmail --help lists the commands)'}`);
+      return exitCodes.usage;
+    }
     if (error instanceof TempmailError) {
-      io.err.write(`tempmail: ${error.status} ${error.code}: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
-      for (const detail of error.details) io.err.write(`  ${detail.field ?? ''}: ${detail.reason}\n`);
-    } else if (error instanceof UsageError) {
-      io.err.write(`tempmail: ${error.message}\n\n${help}`);
+      const details = error.details.map((detail) => `\n  ${detail.field ?? ''}: ${detail.reason}`).join('');
+      report('api', `${error.status} ${error.code}: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}${json ? '' : details}`, { status: error.status, code: error.code, request_id: error.requestId, details: error.details });
     } else {
-      io.err.write(`tempmail: ${(error as Error)?.message ?? error}\n`);
+      report('error', String((error as Error)?.message ?? error));
     }
     return exitCodes.error;
   }
@@ -68,13 +120,16 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
     return typeof value === 'string' ? value : undefined;
   };
   const arg = (index: number, name: string) => words[index] ?? fail(`missing ${name}`);
-  const print = (data: unknown, human: string) => io.out(json ? `${JSON.stringify(data, null, 2)}\n` : `${human}\n`);
+  const print = (data: unknown, human: string) => io.out(json ? `${jsonText(data)}\n` : `${printable(human)}\n`);
   const command = words.slice(0, 2).join(' ');
 
   switch (words[0] === 'domains' || words[0] === 'usage' ? words[0] : command) {
     case 'inbox create': {
+      const format = option('format');
+      if (format !== undefined && format !== 'env') fail('--format takes env');
       const email = await client.createEmail({ local_part: option('local-part'), domain: option('domain') });
-      print(email, `${email.address}\nid: ${email.id}\nexpires: ${email.expires_at}`);
+      if (format === 'env') io.out(`TEMPMAIL_ID=${email.id}\nTEMPMAIL_ADDRESS=${printable(email.address)}\n`);
+      else print(email, `${email.address}\nid: ${email.id}\nexpires: ${email.expires_at}`);
       return exitCodes.ok;
     }
     case 'inbox show': {
@@ -92,11 +147,23 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       const extract = option('extract');
       if (extract !== undefined && extract !== 'code' && extract !== 'link') fail('--extract takes code or link');
       const timeoutMs = parseDuration(option('timeout') ?? '60s');
-      const regex = (name: string) => (option(name) === undefined ? undefined : new RegExp(option(name)!, 'i'));
+      const regex = (name: string) => {
+        const source = option(name);
+        if (source === undefined) return undefined;
+        try {
+          return new RegExp(source, 'i');
+        } catch (error) {
+          return fail(`--${name}: ${(error as Error).message}`);
+        }
+      };
+      const emailId = arg(2, 'EMAIL_ID');
+      const match = { subject: regex('subject'), from: regex('from'), to: regex('to'), body: regex('body') };
+      const since = option('since');
+      const after = since === undefined ? {} : await sinceOf(client, emailId, since);
       const stop = spinner(io.err, client.now);
       let message: Message;
       try {
-        message = await client.waitForMessage(arg(2, 'EMAIL_ID'), { timeoutMs, match: { subject: regex('subject'), from: regex('from') } });
+        message = await client.waitForMessage(emailId, { timeoutMs, match, ...after });
       } finally {
         stop();
       }
@@ -115,11 +182,13 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       return exitCodes.ok;
     }
     case 'message source':
-      save(await client.getMessageSource(arg(2, 'MESSAGE_ID')), option('out'), io);
+    case 'message attachment': {
+      const out = option('out');
+      if (!out && !options.has('raw') && process.stdout.isTTY) fail('refusing to write raw mail bytes to a terminal: give --out FILE, pipe the output, or pass --raw');
+      const file = command === 'message source' ? await client.getMessageSource(arg(2, 'MESSAGE_ID')) : await client.getAttachment(arg(2, 'MESSAGE_ID'), arg(3, 'ATTACHMENT_ID'));
+      save(file, out, io);
       return exitCodes.ok;
-    case 'message attachment':
-      save(await client.getAttachment(arg(2, 'MESSAGE_ID'), arg(3, 'ATTACHMENT_ID')), option('out'), io);
-      return exitCodes.ok;
+    }
     case 'domains': {
       const domains = [];
       for await (const domain of client.domains({ limit: 100 })) domains.push(domain);
@@ -134,6 +203,23 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
     default:
       return fail(`unknown command: ${words.join(' ')}`);
   }
+}
+
+/** `--since`: `now` (a mark taken now), an ISO instant (compared with the server's received_at) or a message id (a mark holding it and all before it). */
+async function sinceOf(client: TempmailClient, emailId: string, since: string) {
+  if (since === 'now') return { after: await client.mark(emailId) };
+  if (/^msg_/.test(since)) {
+    const message = await client.getMessage(since);
+    return { after: { emailId, ids: [message.id], newestReceivedAt: message.received_at } };
+  }
+  const instant = new Date(since);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(instant.getTime())) fail(`--since takes now, an ISO date-time or a message id, got ${since}`);
+  return { since: instant };
+}
+
+/** JSON with every control character escaped (JSON.stringify leaves DEL and C1 as they are). */
+function jsonText(data: unknown): string {
+  return JSON.stringify(data, null, 2).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function messageText(message: Message): string {

@@ -1,14 +1,32 @@
-import { AllowanceExhaustedError, RateLimitedError, TempmailError, TempmailNetworkError, type ErrorDetail } from './errors';
+import { AllowanceExhaustedError, TempmailError, TempmailNetworkError, errorFor, type ErrorDetail } from './errors';
+import { Inbox } from './inbox';
 import { defaultRetryPolicy, delayBeforeRetry, retryAfterOf, type RetryPolicy } from './retry-policy';
 import type { CreateEmailRequest, Domain, Email, FileBody, Message, MessageListItem, Page, PageQuery, Usage } from './types';
-import { waitForMessage, type WaitOptions } from './wait-for-message';
+import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitOptions } from './wait-for-message';
+
+/** The default address of the service: the local one that `npm start` runs. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
+
+/** The client method of each `operationId` of the OpenAPI document. */
+export const operationMethods = {
+  createEmail: 'createEmail',
+  getEmail: 'getEmail',
+  listMessages: 'listMessages',
+  getMessage: 'getMessage',
+  getMessageSource: 'getMessageSource',
+  getAttachment: 'getAttachment',
+  listDomains: 'listDomains',
+  getUsage: 'getUsage',
+} as const satisfies Record<string, keyof TempmailClient>;
 
 /** What the client needs from its surroundings; tests give a fake clock. */
 export interface ClientOptions {
-  /** The account's API key (`tm_…`), sent as `Authorization: Bearer`. */
-  apiKey: string;
-  /** The service's address without `/v1`, for example `http://127.0.0.1:3000`. */
-  baseUrl: string;
+  /** The account's API key (`tm_…`), sent as `Authorization: Bearer`; `TEMPMAIL_API_KEY` by default. */
+  apiKey?: string;
+  /** The service's address without `/v1`; `TEMPMAIL_BASE_URL`, else `http://127.0.0.1:3000`. */
+  baseUrl?: string;
+  /** Each request's time-out in milliseconds; default 30 000. */
+  requestTimeoutMs?: number;
   /** The fetch to use; the platform's by default. */
   fetch?: typeof fetch;
   /** Milliseconds since the epoch; `Date.now` by default. */
@@ -22,10 +40,12 @@ export interface ClientOptions {
   retry?: Partial<RetryPolicy>;
 }
 
-interface RequestOptions {
+interface RequestOptions extends CallOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   idempotencyKey?: string;
+  /** Inside a wait: one attempt, no retries (the wait is the retry loop). */
+  once?: boolean;
 }
 
 /**
@@ -36,12 +56,16 @@ interface RequestOptions {
  * times; any other 4xx throws `TempmailError` at once.
  *
  * @example
- * const tempmail = new TempmailClient({ apiKey: process.env.TEMPMAIL_API_KEY!, baseUrl: 'http://127.0.0.1:3000' });
+ * const tempmail = new TempmailClient(); // TEMPMAIL_API_KEY, TEMPMAIL_BASE_URL or http://127.0.0.1:3000
  * const inbox = await tempmail.createEmail();
  * const message = await tempmail.waitForMessage(inbox.id, { timeoutMs: 30_000, match: { subject: /verify/i } });
  */
 export class TempmailClient {
-  private readonly baseUrl: string;
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  private readonly requestTimeoutMs: number;
+  /** Per email id, the message ids this client's waits returned. */
+  readonly returned = new Map<string, Set<string>>();
   private readonly fetchImpl: typeof fetch;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
@@ -49,10 +73,13 @@ export class TempmailClient {
   private readonly newKey: () => string;
   private readonly policy: RetryPolicy;
 
-  constructor(private readonly options: ClientOptions) {
-    if (!options.apiKey) throw new TypeError('TempmailClient: apiKey is required');
-    if (!options.baseUrl) throw new TypeError('TempmailClient: baseUrl is required');
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? process.env.TEMPMAIL_API_KEY;
+    if (!apiKey) throw new TypeError('TempmailClient: no API key: pass apiKey or set TEMPMAIL_API_KEY');
+    if (!/^[\x21-\x7e]+$/.test(apiKey)) throw new TypeError('TempmailClient: the API key holds a space, a control character or a non-ASCII character; check how it was copied');
+    this.#apiKey = apiKey;
+    this.baseUrl = baseUrlOf(options.baseUrl ?? (process.env.TEMPMAIL_BASE_URL || DEFAULT_BASE_URL));
+    this.requestTimeoutMs = positiveMs(options.requestTimeoutMs ?? 30_000, 'requestTimeoutMs');
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -65,19 +92,19 @@ export class TempmailClient {
    * `POST /v1/emails`: reserves an address (both parts chosen by the service when omitted).
    * Pass `idempotencyKey` to retry a create of your own after an uncertain outcome.
    */
-  async createEmail(body: CreateEmailRequest = {}, options: { idempotencyKey?: string } = {}): Promise<Email> {
+  async createEmail(body: CreateEmailRequest = {}, options: CallOptions & { idempotencyKey?: string } = {}): Promise<Email> {
     const idempotencyKey = options.idempotencyKey ?? this.newKey();
-    return (await this.json<{ data: Email }>('POST', '/v1/emails', { body, idempotencyKey })).data;
+    return (await this.json<{ data: Email }>('POST', '/v1/emails', { ...options, body, idempotencyKey })).data;
   }
 
   /** `GET /v1/emails/{email_id}`. */
-  async getEmail(emailId: string): Promise<Email> {
-    return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`)).data;
+  async getEmail(emailId: string, options: CallOptions = {}): Promise<Email> {
+    return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`, options)).data;
   }
 
   /** `GET /v1/emails/{email_id}/messages`: one page, newest first. */
-  listMessages(emailId: string, query: PageQuery = {}): Promise<Page<MessageListItem>> {
-    return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, { query: { ...query } });
+  listMessages(emailId: string, query: PageQuery = {}, options: RequestOptions = {}): Promise<Page<MessageListItem>> {
+    return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, { ...options, query: { ...query } });
   }
 
   /** Every message of an email, page after page (each page is a charged request). */
@@ -86,23 +113,23 @@ export class TempmailClient {
   }
 
   /** `GET /v1/messages/{message_id}`. */
-  async getMessage(messageId: string): Promise<Message> {
-    return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`)).data;
+  async getMessage(messageId: string, options: RequestOptions = {}): Promise<Message> {
+    return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`, options)).data;
   }
 
   /** `GET /v1/messages/{message_id}/source`: the raw RFC 822 bytes as received. */
-  getMessageSource(messageId: string): Promise<FileBody> {
-    return this.file(`/v1/messages/${segment(messageId)}/source`);
+  getMessageSource(messageId: string, options: CallOptions = {}): Promise<FileBody> {
+    return this.file(`/v1/messages/${segment(messageId)}/source`, options);
   }
 
   /** `GET /v1/messages/{message_id}/attachments/{attachment_id}`: the attachment's bytes. */
-  getAttachment(messageId: string, attachmentId: string): Promise<FileBody> {
-    return this.file(`/v1/messages/${segment(messageId)}/attachments/${segment(attachmentId)}`);
+  getAttachment(messageId: string, attachmentId: string, options: CallOptions = {}): Promise<FileBody> {
+    return this.file(`/v1/messages/${segment(messageId)}/attachments/${segment(attachmentId)}`, options);
   }
 
   /** `GET /v1/domains`: one page. */
-  listDomains(query: PageQuery = {}): Promise<Page<Domain>> {
-    return this.json('GET', '/v1/domains', { query: { ...query } });
+  listDomains(query: PageQuery = {}, options: CallOptions = {}): Promise<Page<Domain>> {
+    return this.json('GET', '/v1/domains', { ...options, query: { ...query } });
   }
 
   /** Every domain, page after page. */
@@ -111,13 +138,46 @@ export class TempmailClient {
   }
 
   /** `GET /v1/usage` (never charged). */
-  async getUsage(): Promise<Usage> {
-    return (await this.json<{ data: Usage }>('GET', '/v1/usage')).data;
+  async getUsage(options: CallOptions = {}): Promise<Usage> {
+    return (await this.json<{ data: Usage }>('GET', '/v1/usage', options)).data;
   }
 
-  /** Polls an email until a matching message arrives; see `waitForMessage` for what it costs. */
+  /**
+   * Polls an email until a new matching message arrives; see `waitForMessage` for what it costs.
+   * Never returns a message an earlier wait of this client returned.
+   */
   waitForMessage(emailId: string, options: WaitOptions = {}): Promise<Message> {
     return waitForMessage(this, emailId, options);
+  }
+
+  /** Waits for `count` new matching messages and returns them oldest first. */
+  waitForMessages(emailId: string, options: WaitOptions & { count: number }): Promise<Message[]> {
+    return waitForMessages(this, emailId, options);
+  }
+
+  /** What the inbox holds now (one charged request): take it before the action, pass it as `after` to the wait. */
+  mark(emailId: string, options: CallOptions = {}): Promise<Mark> {
+    return takeMark(this, emailId, options);
+  }
+
+  /** An email with the waits a test needs, sharing this client's memory of returned messages. */
+  inbox(email: Email): Inbox {
+    return new Inbox(this, email);
+  }
+
+  /** Message ids this client's waits returned for an email. */
+  returnedIds(emailId: string): Set<string> {
+    let ids = this.returned.get(emailId);
+    if (!ids) this.returned.set(emailId, (ids = new Set()));
+    return ids;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `TempmailClient { baseUrl: '${this.baseUrl}', apiKey: '[redacted]' }`;
+  }
+
+  toJSON(): object {
+    return { baseUrl: this.baseUrl, apiKey: '[redacted]' };
   }
 
   /** The pages of a listing as one stream: each `next_cursor` is sent back unchanged. */
@@ -139,8 +199,8 @@ export class TempmailClient {
     return (await response.json()) as T;
   }
 
-  private async file(path: string): Promise<FileBody> {
-    const response = await this.send('GET', path);
+  private async file(path: string, options: CallOptions): Promise<FileBody> {
+    const response = await this.send('GET', path, options);
     const disposition = response.headers.get('content-disposition') ?? '';
     return {
       bytes: new Uint8Array(await response.arrayBuffer()),
@@ -153,38 +213,41 @@ export class TempmailClient {
   private async send(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { Authorization: `Bearer ${this.options.apiKey}`, Accept: 'application/json' };
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.#apiKey}`, Accept: 'application/json' };
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
     if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const timeoutMs = positiveMs(options.requestTimeoutMs ?? this.requestTimeoutMs, 'requestTimeoutMs');
+    const { signal } = options;
 
     let serverRetries = 0;
     let rateLimitRetries = 0;
     for (;;) {
+      signal?.throwIfAborted();
       let response: Response;
+      const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        response = await this.fetchImpl(url, { method, headers, body });
+        response = await this.fetchImpl(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
       } catch (cause) {
-        if (serverRetries >= this.policy.maxServerRetries) {
-          throw new TempmailNetworkError(`${method} ${path} failed: ${(cause as Error)?.message ?? cause}`, { cause });
-        }
-        await this.sleep(delayBeforeRetry(serverRetries++, undefined, this.policy, this.random));
+        signal?.throwIfAborted();
+        const why = timeout.aborted ? `timed out after ${timeoutMs} ms` : ((cause as Error)?.message ?? String(cause));
+        const error = new TempmailNetworkError(`${method} ${path} at ${url.origin} failed: ${why}; is the service running? (npm start runs it locally)`, { cause });
+        if (options.once || serverRetries >= this.policy.maxServerRetries) throw error;
+        await sleepFor(this, delayBeforeRetry(serverRetries++, undefined, this.policy, this.random), signal);
         continue;
       }
       if (response.ok) return response;
 
       const error = await errorOf(response);
       const retryAfter = retryAfterOf(response.headers);
-      if (error instanceof AllowanceExhaustedError) throw error;
+      if (error instanceof AllowanceExhaustedError || options.once) throw error;
       if (response.status === 429) {
-        if (rateLimitRetries >= this.policy.maxRateLimitRetries) {
-          throw new RateLimitedError(error.status, error.code, error.message, error.requestId, error.details, retryAfter);
-        }
-        await this.sleep(delayBeforeRetry(rateLimitRetries++, retryAfter, this.policy, this.random));
+        if (rateLimitRetries >= this.policy.maxRateLimitRetries) throw error;
+        await sleepFor(this, delayBeforeRetry(rateLimitRetries++, retryAfter, this.policy, this.random), signal);
         continue;
       }
       if ((response.status === 500 || response.status === 503) && serverRetries < this.policy.maxServerRetries) {
-        await this.sleep(delayBeforeRetry(serverRetries++, retryAfter, this.policy, this.random));
+        await sleepFor(this, delayBeforeRetry(serverRetries++, retryAfter, this.policy, this.random), signal);
         continue;
       }
       throw error;
@@ -209,8 +272,16 @@ async function errorOf(response: Response): Promise<TempmailError> {
   const requestId = error.request_id ?? response.headers.get('x-request-id') ?? undefined;
   const code = error.code ?? `http_${response.status}`;
   const message = error.message ?? (text.slice(0, 200) || `HTTP ${response.status}`);
-  const Type = response.status === 429 && response.headers.get('ratelimit-remaining')?.trim() === '0' ? AllowanceExhaustedError : TempmailError;
-  return new Type(response.status, code, message, requestId, error.details ?? []);
+  return errorFor(response.status, code, message, requestId, error.details ?? [], retryAfterOf(response.headers), response.headers.get('ratelimit-remaining'));
+}
+
+/** The service's origin (and any path prefix); a path ending in `/v1` is a mistake the client explains. */
+function baseUrlOf(value: string): string {
+  const trimmed = value.replace(/\/+$/, '');
+  if (/\/v1$/i.test(trimmed)) {
+    throw new TypeError(`TempmailClient: baseUrl must not end in /v1 (${trimmed}): the client's paths already begin with /v1; give the service's origin, such as ${DEFAULT_BASE_URL}`);
+  }
+  return trimmed;
 }
 
 function segment(id: string): string {

@@ -22,13 +22,41 @@ export class TempmailError extends Error {
   }
 }
 
-/**
- * The account's request allowance is used up (a 429 whose `RateLimit-Remaining` is 0). Waiting
- * does not help: a free account's 100 requests never renew, and a paid balance grows only by a
- * grant. Reported at once, never retried.
- */
-export class AllowanceExhaustedError extends TempmailError {
-  override name = 'AllowanceExhaustedError';
+/** 400 `invalid_request`. */
+export class InvalidRequestError extends TempmailError {
+  override name = 'InvalidRequestError';
+}
+/** 401: the key is missing, unknown or revoked. */
+export class InvalidApiKeyError extends TempmailError {
+  override name = 'InvalidApiKeyError';
+}
+/** 403. */
+export class ForbiddenError extends TempmailError {
+  override name = 'ForbiddenError';
+}
+/** 404 `resource_not_found`. */
+export class NotFoundError extends TempmailError {
+  override name = 'NotFoundError';
+}
+/** 409. */
+export class ConflictError extends TempmailError {
+  override name = 'ConflictError';
+}
+/** 413. */
+export class PayloadTooLargeError extends TempmailError {
+  override name = 'PayloadTooLargeError';
+}
+/** 422. */
+export class PolicyViolationError extends TempmailError {
+  override name = 'PolicyViolationError';
+}
+/** 500. */
+export class InternalError extends TempmailError {
+  override name = 'InternalError';
+}
+/** 503. */
+export class ServiceUnavailableError extends TempmailError {
+  override name = 'ServiceUnavailableError';
 }
 
 /** The short-window limit still refused the request after the client's own retries. */
@@ -41,13 +69,49 @@ export class RateLimitedError extends TempmailError {
     requestId: string | undefined,
     details: ErrorDetail[],
     /** The last `Retry-After`, in seconds. */
-    readonly retryAfterSeconds: number | undefined,
+    readonly retryAfter: number | undefined,
   ) {
     super(status, code, message, requestId, details);
   }
+
+  /** The former name of `retryAfter`. */
+  get retryAfterSeconds(): number | undefined {
+    return this.retryAfter;
+  }
 }
 
-/** The service could not be reached (connection refused, reset, DNS) after the client's retries. */
+/**
+ * The account's request allowance is used up (a 429 whose `RateLimit-Remaining` is 0). Waiting
+ * does not help: a free account's 100 requests never renew, and a paid balance grows only by a
+ * grant. Reported at once, never retried.
+ */
+export class AllowanceExhaustedError extends RateLimitedError {
+  override name = 'AllowanceExhaustedError';
+}
+
+const byStatus: Record<number, typeof TempmailError> = {
+  400: InvalidRequestError,
+  401: InvalidApiKeyError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  409: ConflictError,
+  413: PayloadTooLargeError,
+  422: PolicyViolationError,
+  500: InternalError,
+  503: ServiceUnavailableError,
+};
+
+/** The typed error of an answer: one class per documented status, the base class for any other. */
+export function errorFor(status: number, code: string, message: string, requestId: string | undefined, details: ErrorDetail[], retryAfter: number | undefined, remaining: string | null): TempmailError {
+  if (status === 429) {
+    const Type = remaining?.trim() === '0' ? AllowanceExhaustedError : RateLimitedError;
+    return new Type(status, code, message, requestId, details, retryAfter);
+  }
+  const Type = byStatus[status] ?? TempmailError;
+  return new Type(status, code, message, requestId, details);
+}
+
+/** The service could not be reached (connection refused, reset, DNS, a request time-out) after the client's retries. */
 export class TempmailNetworkError extends Error {
   override name = 'TempmailNetworkError';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -55,20 +119,24 @@ export class TempmailNetworkError extends Error {
   }
 }
 
-/** `waitForMessage` reached its deadline without a matching message. */
+/** A wait reached its deadline (`reason: 'deadline'`) or its request budget (`'budget'`) without the messages it waited for. */
 export class WaitTimeoutError extends Error {
   override name = 'WaitTimeoutError';
   constructor(
     readonly emailId: string,
     readonly timeoutMs: number,
-    /** Charged list (and message) requests the wait made. */
+    /** HTTP requests the wait sent (list pages and whole-message reads). */
     readonly requests: number,
     /** Subjects of the messages that arrived but did not match, newest first (to explain a miss). */
     readonly seenSubjects: string[],
+    readonly reason: 'deadline' | 'budget' = 'deadline',
+    options?: { cause?: unknown },
   ) {
     super(
-      `No matching message arrived at ${emailId} within ${timeoutMs} ms (${requests} requests; ` +
-        (seenSubjects.length ? `did not match: ${seenSubjects.map((subject) => JSON.stringify(subject)).join(', ')})` : 'none arrived)'),
+      `No matching message arrived at ${emailId} ${reason === 'budget' ? `before the wait's request budget was spent` : `within ${timeoutMs} ms`} (${requests} requests; ` +
+        (seenSubjects.length ? `did not match: ${seenSubjects.map((subject) => JSON.stringify(subject)).join(', ')})` : 'none arrived)') +
+        (options?.cause instanceof Error ? `; last error: ${options.cause.message}` : ''),
+      options,
     );
   }
 }

@@ -1,46 +1,13 @@
 import { expect as baseExpect, test as base } from '@playwright/test';
 import { TempmailClient, type ClientOptions } from './client';
 import { WaitTimeoutError } from './errors';
-import { extractCode, extractLink } from './extract';
-import type { Email, Message } from './types';
-import type { MessageMatch } from './wait-for-message';
+import { Inbox } from './inbox';
+import type { MessageMatch, WaitOptions } from './wait-for-message';
 
-/** A fresh address of one test, with the waits a test needs. */
-export class Inbox {
-  constructor(
-    readonly client: TempmailClient,
-    readonly email: Email,
-  ) {}
+export { Inbox };
 
-  get id(): string {
-    return this.email.id;
-  }
-
-  get address(): string {
-    return this.email.address;
-  }
-
-  /** Waits for the first message that matches (default 30 s); see the client's waitForMessage for what it costs. */
-  waitForMessage(match: MessageMatch = {}, options: { timeoutMs?: number; since?: Date } = {}): Promise<Message> {
-    return this.client.waitForMessage(this.email.id, { ...options, match });
-  }
-
-  /** Waits for a matching message and returns its verification code; throws when it holds none. */
-  async waitForCode(match: MessageMatch = {}, options: { timeoutMs?: number; since?: Date } = {}): Promise<string> {
-    const message = await this.waitForMessage(match, options);
-    return extractCode(message) ?? missing('code', message);
-  }
-
-  /** Waits for a matching message and returns its action link (entity-decoded); throws when it holds none. */
-  async waitForLink(match: MessageMatch = {}, options: { timeoutMs?: number; since?: Date } = {}): Promise<string> {
-    const message = await this.waitForMessage(match, options);
-    return extractLink(message) ?? missing('link', message);
-  }
-}
-
-function missing(what: string, message: Message): never {
-  throw new Error(`The message ${message.id} (${JSON.stringify(message.subject)}) holds no ${what}`);
-}
+/** Kept free of the test's own time-out, so that the wait's clearer error is the one reported. */
+const MARGIN_MS = 1_000;
 
 export interface TempmailFixtures {
   /** A fresh inbox for this test alone (one charged create). */
@@ -72,25 +39,35 @@ export const test = base.extend<TempmailFixtures & TempmailOptions>({
   tempmailOptions: [{}, { option: true }],
   tempmailInbox: [{}, { option: true }],
   tempmail: async ({ tempmailOptions }, use) => {
-    const apiKey = tempmailOptions.apiKey ?? process.env.TEMPMAIL_API_KEY;
-    if (!apiKey) throw new Error('Set TEMPMAIL_API_KEY (or tempmailOptions.apiKey) for the tempmail fixture');
-    await use(new TempmailClient({ baseUrl: process.env.TEMPMAIL_BASE_URL ?? 'http://127.0.0.1:3000', ...tempmailOptions, apiKey }));
+    await use(new TempmailClient(tempmailOptions));
   },
-  inbox: async ({ tempmail, tempmailInbox }, use) => {
-    await use(new Inbox(tempmail, await tempmail.createEmail(tempmailInbox)));
+  inbox: async ({ tempmail, tempmailInbox }, use, testInfo) => {
+    const started = Date.now();
+    const teardown = new AbortController();
+    // The test's time left: a wait never outlives its test, and is aborted when the test ends.
+    const defaults = (): Omit<WaitOptions, 'match'> =>
+      testInfo.timeout > 0 ? { signal: teardown.signal, timeoutMs: Math.max(1, testInfo.timeout - (Date.now() - started) - MARGIN_MS) } : { signal: teardown.signal };
+    const email = await tempmail.createEmail(tempmailInbox, { signal: teardown.signal });
+    try {
+      await use(new Inbox(tempmail, email, defaults));
+    } finally {
+      teardown.abort(new Error('The test ended'));
+    }
   },
 });
 
 /**
- * Playwright's `expect` with `toHaveReceived(match, { timeout })`: passes once a matching
- * message has arrived at the inbox (polling as `waitForMessage` does), and fails with the
- * subjects that did arrive.
+ * Playwright's `expect` with `toHaveReceived(match, { timeout, after, since })`: passes once a
+ * new matching message has arrived at the inbox (polling as `waitForMessage` does), with
+ * `expect`'s time-out unless one is given, and keeps the message so that the next wait of the
+ * inbox returns it without a request. Fails with the subjects that did arrive.
  */
 export const expect = baseExpect.extend({
-  async toHaveReceived(inbox: Inbox, match: MessageMatch = {}, options: { timeout?: number } = {}) {
+  async toHaveReceived(inbox: Inbox, match: MessageMatch = {}, options: { timeout?: number } & Pick<WaitOptions, 'after' | 'since' | 'maxRequests'> = {}) {
     const name = 'toHaveReceived';
+    const { timeout, ...rest } = options;
     try {
-      const message = await inbox.waitForMessage(match, { timeoutMs: options.timeout ?? 30_000 });
+      const message = await inbox.receive(match, { ...rest, timeoutMs: timeout ?? this.timeout });
       return { pass: true, name, message: () => `expected ${inbox.address} not to receive a matching message, got ${JSON.stringify(message.subject)}` };
     } catch (error) {
       if (!(error instanceof WaitTimeoutError)) throw error;

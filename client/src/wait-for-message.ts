@@ -1,12 +1,20 @@
-import { WaitTimeoutError } from './errors';
+import { AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, WaitTimeoutError } from './errors';
 import type { Message, MessageListItem, Page, PageQuery } from './types';
 
 /** A text test: a substring (case-insensitive) or a regular expression. */
 export type TextMatcher = string | RegExp;
 
+/** What every call takes: a cancellation and a time-out of each HTTP request (default 30 000 ms). */
+export interface CallOptions {
+  signal?: AbortSignal;
+  requestTimeoutMs?: number;
+}
+
 export interface MessageMatch {
   /** Tested against the whole `from` display text (name and address). */
   from?: TextMatcher;
+  /** Passes when any recipient passes. */
+  to?: TextMatcher;
   subject?: TextMatcher;
   /** Tested against `text` and sanitized `html`; needs the whole message (one charged read per candidate). */
   body?: TextMatcher;
@@ -14,83 +22,208 @@ export interface MessageMatch {
   where?: (message: Message) => boolean;
 }
 
-export interface WaitOptions {
-  /** The deadline, from the call. Default 30 000. */
+/** What an inbox held when it was marked: its message ids and the newest `received_at` as the server wrote it. */
+export interface Mark {
+  emailId: string;
+  ids: string[];
+  newestReceivedAt: string | null;
+}
+
+export interface WaitOptions extends CallOptions {
+  /** The deadline, from the call: a finite number of milliseconds above 0. Default 30 000. */
   timeoutMs?: number;
   match?: MessageMatch;
-  /** Ignore messages received before this instant (a second mail to the same inbox). */
+  /** Count only messages that arrived after this mark (`client.mark(emailId)`, taken before the action). */
+  after?: Mark;
+  /** Ignore messages whose server `received_at` is before this instant (the server's clock against yours: prefer `after`). */
   since?: Date;
+  /** The most HTTP requests this wait may send; reaching it ends the wait with `WaitTimeoutError` (`reason: 'budget'`). */
+  maxRequests?: number;
   /** The wait after the first empty poll; it grows 1.5 times per poll up to `maxIntervalMs`. Default 1 000. */
   initialIntervalMs?: number;
   /** Default 5 000. */
   maxIntervalMs?: number;
+  /** Told the requests the wait spent, whether it succeeded or not. */
+  onSpent?: (requests: number) => void;
 }
 
 /** The part of the client a wait uses. */
 export interface WaitingClient {
-  listMessages(emailId: string, query?: PageQuery): Promise<Page<MessageListItem>>;
-  getMessage(messageId: string): Promise<Message>;
+  listMessages(emailId: string, query?: PageQuery, options?: CallOptions & { once?: boolean }): Promise<Page<MessageListItem>>;
+  getMessage(messageId: string, options?: CallOptions & { once?: boolean }): Promise<Message>;
   now(): number;
   sleep(ms: number): Promise<void>;
+  /** The ids earlier waits returned for this email (the client's memory); a wait adds what it returns. */
+  returnedIds?(emailId: string): Set<string>;
+}
+
+const PAGE = 100;
+
+/** A time-out or deadline: a finite number above 0, else a TypeError at the call. */
+export function positiveMs(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`${name} must be a finite number of milliseconds above 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Sleeps on the client's clock; an abort of `signal` ends the sleep at once with the signal's reason. */
+export function sleepFor(client: Pick<WaitingClient, 'sleep'>, ms: number, signal?: AbortSignal): Promise<void> {
+  if (!signal) return client.sleep(ms);
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    client.sleep(ms).then(
+      () => (signal.removeEventListener('abort', onAbort), resolve()),
+      (error) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    );
+  });
+}
+
+/** Lists the inbox once (the largest page) and records what is there. */
+export async function takeMark(client: WaitingClient, emailId: string, options: CallOptions = {}): Promise<Mark> {
+  const page = await client.listMessages(emailId, { limit: PAGE }, options);
+  let newest: string | null = null;
+  for (const item of page.data) if (newest === null || Date.parse(item.received_at) > Date.parse(newest)) newest = item.received_at;
+  return { emailId, ids: page.data.map((item) => item.id), newestReceivedAt: newest };
+}
+
+/** Whether a listed message is new for the wait: not in the mark, not older than it, not before `since`. */
+function isAfter(item: MessageListItem, options: WaitOptions): boolean {
+  const { after, since } = options;
+  if (after && (after.ids.includes(item.id) || (after.newestReceivedAt !== null && Date.parse(item.received_at) < Date.parse(after.newestReceivedAt)))) return false;
+  return !(since && Date.parse(item.received_at) < since.getTime());
+}
+
+function listMatches(match: MessageMatch, item: MessageListItem): boolean {
+  return matches(match.from, item.from) && matches(match.subject, item.subject) && (match.to === undefined || item.to.some((to) => matches(match.to, to)));
+}
+
+/** Whether a whole message passes every test of a wait (used for a message already in hand). */
+export function messageMatches(message: Message, match: MessageMatch = {}, options: WaitOptions = {}): boolean {
+  return isAfter(message, options) && listMatches(match, message) && matchesBody(match.body, message) && (match.where?.(message) ?? true);
 }
 
 /**
- * Polls an email's messages until one matches, and returns that whole message. The service never
- * waits on the client's behalf (contract), so this is the client's loop: list (newest first,
- * following every `next_cursor`), test the new arrivals, sleep, list again, until the deadline.
+ * Polls an email's messages until a new one matches, and returns that whole message. The service
+ * never waits on the client's behalf (contract), so this is the client's loop: list (newest
+ * first, 100 a page), test the new arrivals, sleep, list again, until the deadline.
  *
- * What it costs: every poll is a charged request (one per page; a poll stops paging at the first
- * page that holds a message an earlier poll saw), and so is each whole-message
- * read: one for the message returned, plus one per non-matching arrival when `body` or `where`
- * is given. The schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s:
- * a mail that takes 2 s to arrive costs 3 polls and one read; a 30-second wait that finds
- * nothing costs 10 requests; a 60-second one, 16.
+ * New means: not returned by an earlier wait of the same client, not in the `after` mark nor
+ * older than its newest message, not before `since`.
  *
- * Throws `WaitTimeoutError` at the deadline.
+ * What it costs: every page is a charged request (a poll stops paging at the first message of
+ * the mark, older than it, or seen by an earlier poll), and so is each whole-message read: one
+ * for the message returned, plus one per non-matching arrival when `body` or `where` is given.
+ * The schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s: a 30-second
+ * wait that finds nothing costs 9 requests. `maxRequests` bounds it.
+ *
+ * The deadline caps every sleep and every request; 5xx answers, network failures and the short
+ * window's 429 are waited through. A used-up allowance and any other 4xx end the wait at once.
+ * Throws `WaitTimeoutError` (with the last error as `cause`) at the deadline or the budget.
  */
 export async function waitForMessage(client: WaitingClient, emailId: string, options: WaitOptions = {}): Promise<Message> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const maxIntervalMs = options.maxIntervalMs ?? 5_000;
+  return (await waitForMessages(client, emailId, { ...options, count: 1 }))[0]!;
+}
+
+/** Waits for `count` new matching messages and returns them oldest first. */
+export async function waitForMessages(client: WaitingClient, emailId: string, options: WaitOptions & { count: number }): Promise<Message[]> {
+  const timeoutMs = positiveMs(options.timeoutMs ?? 30_000, 'timeoutMs');
+  const requestTimeoutMs = positiveMs(options.requestTimeoutMs ?? 30_000, 'requestTimeoutMs');
+  const { count, maxRequests, signal } = options;
+  if (!Number.isInteger(count) || count < 1) throw new TypeError(`count must be an integer of at least 1, got ${String(count)}`);
+  if (maxRequests !== undefined && (!Number.isInteger(maxRequests) || maxRequests < 1)) throw new TypeError(`maxRequests must be an integer of at least 1, got ${String(maxRequests)}`);
+  if (options.after && options.after.emailId !== emailId) throw new TypeError(`The mark was taken of ${options.after.emailId}, not of ${emailId}`);
+  signal?.throwIfAborted();
+
   const deadline = client.now() + timeoutMs;
   const match = options.match ?? {};
   const needsWhole = match.body !== undefined || match.where !== undefined;
+  const returned = client.returnedIds?.(emailId) ?? new Set<string>();
   const rejected = new Map<string, string>();
   const seen = new Set<string>();
+  const found: Message[] = [];
   let requests = 0;
+  let lastError: unknown;
   let interval = options.initialIntervalMs ?? 1_000;
+  const maxIntervalMs = options.maxIntervalMs ?? 5_000;
 
-  for (;;) {
-    let cursor: string | undefined;
-    const arrivals: MessageListItem[] = [];
-    do {
-      const page = await client.listMessages(emailId, { cursor });
-      requests++;
-      arrivals.push(...page.data);
-      // Newest first: once a page reaches a message an earlier poll saw, every later page is old.
-      const reachedSeen = page.data.some((item) => seen.has(item.id));
-      cursor = page.pagination.has_more && !reachedSeen ? page.pagination.next_cursor : undefined;
-    } while (cursor !== undefined);
-    for (const item of arrivals) seen.add(item.id);
+  const timeout = (reason: 'deadline' | 'budget') => new WaitTimeoutError(emailId, timeoutMs, requests, [...rejected.values()].reverse(), reason, lastError === undefined ? undefined : { cause: lastError });
+  /** The options of the next request, counted against the budget and capped by the deadline. */
+  const spend = () => {
+    const left = deadline - client.now();
+    if (left <= 0) throw timeout('deadline');
+    if (maxRequests !== undefined && requests >= maxRequests) throw timeout('budget');
+    requests++;
+    return { signal, requestTimeoutMs: Math.min(requestTimeoutMs, left), once: true };
+  };
 
-    // Oldest first among the new ones: the first mail that matches is the one the caller waits for.
-    for (const item of arrivals.reverse()) {
-      if (rejected.has(item.id)) continue;
-      if (options.since && Date.parse(item.received_at) < options.since.getTime()) continue;
-      if (!matches(match.from, item.from) || !matches(match.subject, item.subject)) {
-        rejected.set(item.id, item.subject);
-        continue;
+  try {
+    for (;;) {
+      let retryAfterMs = 0;
+      try {
+        let cursor: string | undefined;
+        const arrivals: MessageListItem[] = [];
+        do {
+          const page = await client.listMessages(emailId, { limit: PAGE, cursor }, spend());
+          let reachedOld = false;
+          for (const item of page.data) {
+            // Newest first: the first message seen before or older than the mark ends the new ones.
+            if (seen.has(item.id) || (options.after && !isAfter(item, { after: options.after }))) {
+              reachedOld = true;
+              break;
+            }
+            arrivals.push(item);
+          }
+          cursor = page.pagination.has_more && !reachedOld ? page.pagination.next_cursor : undefined;
+        } while (cursor !== undefined);
+        for (const item of arrivals) seen.add(item.id);
+
+        // Oldest first among the new ones: the first mail that matches is the one the caller waits for.
+        for (const item of arrivals.reverse()) {
+          if (returned.has(item.id) || !isAfter(item, options)) continue;
+          if (!listMatches(match, item)) {
+            rejected.set(item.id, item.subject);
+            continue;
+          }
+          let message: Message;
+          try {
+            message = await client.getMessage(item.id, spend());
+          } catch (error) {
+            if (error instanceof NotFoundError) continue; // expired between the listing and the read
+            throw error;
+          }
+          if (needsWhole && !(matchesBody(match.body, message) && (match.where?.(message) ?? true))) {
+            rejected.set(item.id, item.subject);
+            continue;
+          }
+          found.push(message);
+          if (found.length === count) {
+            for (const each of found) returned.add(each.id);
+            return found;
+          }
+        }
+      } catch (error) {
+        if (!isPassing(error) || signal?.aborted) throw error;
+        lastError = error;
+        if (error instanceof RateLimitedError && error.retryAfter !== undefined) retryAfterMs = error.retryAfter * 1000;
       }
-      const message = await client.getMessage(item.id);
-      requests++;
-      if (!needsWhole || (matchesBody(match.body, message) && (match.where?.(message) ?? true))) return message;
-      rejected.set(item.id, item.subject);
+      const remaining = deadline - client.now();
+      if (remaining <= 0) throw timeout('deadline');
+      await sleepFor(client, Math.min(Math.max(interval, retryAfterMs), remaining), signal);
+      interval = Math.min(maxIntervalMs, interval * 1.5);
     }
-
-    const remaining = deadline - client.now();
-    if (remaining <= 0) throw new WaitTimeoutError(emailId, timeoutMs, requests, [...rejected.values()].reverse());
-    await client.sleep(Math.min(interval, remaining));
-    interval = Math.min(maxIntervalMs, interval * 1.5);
+  } finally {
+    options.onSpent?.(requests);
   }
+}
+
+/** A failure a wait polls through: a 5xx, a network failure or time-out, the short window's 429. */
+function isPassing(error: unknown): boolean {
+  if (error instanceof WaitTimeoutError || error instanceof AllowanceExhaustedError) return false;
+  if (error instanceof TempmailError) return error.status === 429 || error.status >= 500;
+  return error instanceof Error && error.name === 'TempmailNetworkError';
 }
 
 function matches(matcher: TextMatcher | undefined, value: string): boolean {

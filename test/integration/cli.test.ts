@@ -109,12 +109,46 @@ describe('the tempmail CLI against npm start', () => {
     expect(terminal).toMatch(/\r\S waiting for mail… 1s/);
   });
 
-  it('exits 1 on an error answer, a bad key or a bad command line', async () => {
+  it('exits 1 on an error answer, 64 on a bad command line or a missing key', async () => {
     const missing = await run(['inbox', 'show', 'eml_doesnotexist00']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^tempmail: 404 resource_not_found: .* \(request req_\S+\)\n$/);
     expect((await run(['usage'], { TEMPMAIL_API_KEY: 'tm_local_wrong' })).stderr).toMatch(/401 invalid_api_key/);
-    expect((await run(['usage'], { TEMPMAIL_API_KEY: '' })).code).toBe(1);
-    expect((await run(['messages', 'wait', emailId, '--extract', 'phone'])).code).toBe(1);
+    expect((await run(['usage'], { TEMPMAIL_API_KEY: '' })).code).toBe(64);
+    expect((await run(['messages', 'wait', emailId, '--extract', 'phone'])).code).toBe(64);
+    const asJson = await run(['inbox', 'show', 'eml_doesnotexist00', '--json']);
+    expect(JSON.parse(asJson.stderr)).toMatchObject({ error: { kind: 'api', status: 404, code: 'resource_not_found' } });
+  });
+
+  it('answers --version, -h, --help and help, and refuses an unknown option with the closest one', async () => {
+    expect((await run(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    for (const asked of [['-h'], ['--help'], ['help'], ['messages', 'wait', '--help']]) {
+      const result = await run(asked);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('tempmail messages wait EMAIL_ID');
+    }
+    const typo = await run(['messages', 'wait', emailId, '--subjct', 'verify']);
+    expect(typo.code).toBe(64);
+    expect(typo.stderr).toContain('unknown option --subjct (did you mean --subject?)');
+    const timeout = await run(['messages', 'wait', emailId, '--timout', '3s']);
+    expect(timeout.stderr).toContain('did you mean --timeout?');
+  });
+
+  it('refuses a malformed key before any request, without printing it', async () => {
+    const result = await run(['usage'], { TEMPMAIL_API_KEY: 'tm_secret\nline' });
+    expect(result.code).toBe(64);
+    expect(result.stderr).not.toContain('tm_secret');
+  });
+
+  it('inbox create --format env prints shell assignments, and messages wait --since now skips the mail already there', async () => {
+    const created = await run(['inbox', 'create', '--format', 'env']);
+    expect(created.stdout).toMatch(/^TEMPMAIL_ID=eml_\S+\nTEMPMAIL_ADDRESS=\S+@\S+\n$/);
+    const id = /TEMPMAIL_ID=(\S+)/.exec(created.stdout)![1]!;
+    const to = /TEMPMAIL_ADDRESS=(\S+)/.exec(created.stdout)![1]!;
+    await sendMail(service.smtpPort, { from: 'app@example.com', to, subject: 'First code', text: 'Code 111111' });
+    const first = await run(['messages', 'wait', id, '--timeout', '20s', '--extract', 'code']);
+    expect(first.stdout).toBe('111111\n');
+    const waiting = run(['messages', 'wait', id, '--since', 'now', '--timeout', '1500ms', '--extract', 'code']);
+    expect((await waiting).code).toBe(2);
   });
 });

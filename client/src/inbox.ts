@@ -1,0 +1,100 @@
+import type { TempmailClient } from './client';
+import { extractCode, extractLink } from './extract';
+import type { Email, Message } from './types';
+import { messageMatches, type CallOptions, type Mark, type MessageMatch, type WaitOptions } from './wait-for-message';
+
+/** Options of an inbox's wait: the client's wait options without `match` (given apart). */
+export type InboxWaitOptions = Omit<WaitOptions, 'match'>;
+
+/**
+ * One email with the waits a test needs. Its waits share the client's memory: none returns a
+ * message an earlier wait returned, so a second wait returns the second mail.
+ */
+export class Inbox {
+  /** HTTP requests this inbox's waits and marks sent. */
+  requests = 0;
+  /** What the last wait spent (also after a failed wait). */
+  lastWait: { requests: number } | undefined;
+  /** Messages an assertion found and no wait has returned yet. */
+  private readonly kept: Message[] = [];
+
+  constructor(
+    readonly client: TempmailClient,
+    readonly email: Email,
+    /** Options every wait of this inbox starts from (the fixture gives the test's time left and its teardown signal). */
+    private readonly defaults: () => InboxWaitOptions = () => ({}),
+  ) {}
+
+  get id(): string {
+    return this.email.id;
+  }
+
+  get address(): string {
+    return this.email.address;
+  }
+
+  /** What the inbox holds now (one charged request): take it before the action, pass it as `after`. */
+  async mark(options: CallOptions = {}): Promise<Mark> {
+    const mark = await this.client.mark(this.id, { signal: this.defaults().signal, ...options });
+    this.requests++;
+    return mark;
+  }
+
+  /** Waits for the oldest new message that matches (default 30 s, or the test's time left in the fixture). */
+  async waitForMessage(match: MessageMatch = {}, options: InboxWaitOptions = {}): Promise<Message> {
+    return (await this.waitForMessages(1, match, options))[0]!;
+  }
+
+  /** Waits for `count` new matching messages, oldest first. */
+  async waitForMessages(count: number, match: MessageMatch = {}, options: InboxWaitOptions = {}): Promise<Message[]> {
+    const merged = { ...this.defaults(), ...options };
+    const returned = this.client.returnedIds(this.id);
+    const inHand = this.kept.filter((message) => !returned.has(message.id) && messageMatches(message, match, merged)).slice(0, count);
+    for (const message of inHand) {
+      this.kept.splice(this.kept.indexOf(message), 1);
+      returned.add(message.id);
+    }
+    if (inHand.length === count) {
+      this.lastWait = { requests: 0 };
+      return inHand;
+    }
+    const more = await this.client.waitForMessages(this.id, {
+      ...merged,
+      count: count - inHand.length,
+      match,
+      onSpent: (requests) => {
+        this.lastWait = { requests };
+        this.requests += requests;
+        merged.onSpent?.(requests);
+      },
+    });
+    return [...inHand, ...more];
+  }
+
+  /** Waits for a matching message and returns its verification code; throws when it holds none. */
+  async waitForCode(match: MessageMatch = {}, options: InboxWaitOptions = {}): Promise<string> {
+    const message = await this.waitForMessage(match, options);
+    return extractCode(message) ?? missing('code', message);
+  }
+
+  /** Waits for a matching message and returns its action link (entity-decoded); throws when it holds none. */
+  async waitForLink(match: MessageMatch = {}, options: InboxWaitOptions = {}): Promise<string> {
+    const message = await this.waitForMessage(match, options);
+    return extractLink(message) ?? missing('link', message);
+  }
+
+  /**
+   * Waits as `waitForMessage` does, but keeps the message for the next wait instead of returning
+   * it as consumed (what `toHaveReceived` uses, so that `waitForCode` after it sends no request).
+   */
+  async receive(match: MessageMatch = {}, options: InboxWaitOptions = {}): Promise<Message> {
+    const message = await this.waitForMessage(match, options);
+    this.client.returnedIds(this.id).delete(message.id);
+    this.kept.push(message);
+    return message;
+  }
+}
+
+function missing(what: string, message: Message): never {
+  throw new Error(`The message ${message.id} (${JSON.stringify(message.subject)}) holds no ${what}`);
+}
