@@ -28,7 +28,7 @@ export interface TempmailStackProps extends StackProps {
   webAclArn?: string;
   /** A custom domain name for the API (a regional ACM certificate in the stack's Region). */
   apiDomain?: { domainName: string; certificateArn: string };
-  /** Concurrency reserved for the mail parser (default 10; 0 reserves none, for accounts with a low limit). */
+  /** Concurrency reserved for the mail parser (default 0: none, so a new account with a limit of 10 deploys). */
   parserReservedConcurrency?: number;
 }
 

@@ -97,7 +97,7 @@ describe('deployer options', () => {
         webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:regional/webacl/tempmail/0000',
         apiDomain: { domainName: 'api.example.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0000' },
         hostedZone: { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' },
-        parserReservedConcurrency: 0,
+        parserReservedConcurrency: 20,
       },
     })['Tempmail-prod']!;
   }, 120_000);
@@ -130,9 +130,9 @@ describe('deployer options', () => {
     });
   });
 
-  it('reserves no concurrency when told to, for accounts with a low limit', () => {
+  it('reserves the parser concurrency the operator asks for, once the account limit allows it', () => {
     const parser = resources(template, 'AWS::Lambda::Function').find((fn) => /Parses a received mail/.test(fn.Properties.Description));
-    expect(parser!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(parser!.Properties.ReservedConcurrentExecutions).toBe(20);
   });
 
   it('says in an output that nobody is notified when no alarm address is given', () => {
