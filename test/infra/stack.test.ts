@@ -242,10 +242,20 @@ describe('functions', () => {
     ]);
   });
 
-  it('reserves concurrency for the parser, so a burst of inbound mail cannot starve the API', () => {
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: Match.stringLikeRegexp('Parses a received mail'),
-      ReservedConcurrentExecutions: 10,
+  it('reserves no concurrency by default, so a new account with a concurrency limit of 10 deploys', () => {
+    const parser = resources('AWS::Lambda::Function').find((fn) => /Parses a received mail/.test(fn.Properties.Description));
+    expect(parser!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(resources('AWS::Lambda::Function').filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)).toEqual([]);
+  });
+
+  it('drops a parser event queued longer than a mail lives (15 minutes), after two retries', () => {
+    const parser = Object.entries(template.findResources('AWS::Lambda::Function')).find(([, fn]) =>
+      /Parses a received mail/.test((fn as Resource).Properties.Description),
+    )![0];
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: parser },
+      MaximumEventAgeInSeconds: 900,
+      MaximumRetryAttempts: 2,
     });
   });
 
