@@ -12,6 +12,10 @@ import { ReceivingDomains } from './receiving-domains';
 import { serviceEnvironment } from './service-environment';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
+import { IpRateLimit } from './web-acl';
+
+/** Requests a minute one client IP may make by default: 50 a second, above any one honest test run. */
+export const defaultIpRateLimit = 3_000;
 
 export interface TempmailStackProps extends StackProps {
   /** Stage name, `[a-z0-9-]{1,16}`; API keys are bound to it, so a staging key never authenticates here. */
@@ -28,6 +32,11 @@ export interface TempmailStackProps extends StackProps {
   webAclArn?: string;
   /** A custom domain name for the API (a regional ACM certificate in the stack's Region). */
   apiDomain?: { domainName: string; certificateArn: string };
+  /**
+   * Requests one client IP may make a minute before the stack's own WAF web ACL answers 429
+   * (default 3,000; 0 creates no web ACL). Ignored when `webAclArn` names the deployer's own.
+   */
+  ipRateLimit?: number;
   /** Concurrency reserved for the mail parser (default 0: none, so a new account with a limit of 10 deploys). */
   parserReservedConcurrency?: number;
 }
@@ -73,7 +82,11 @@ export class TempmailStack extends Stack {
       cursorSecret,
       userPool: identity.userPool,
       issuer: identity.issuer,
-      webAclArn: props.webAclArn,
+      webAclArn:
+        props.webAclArn ??
+        ((props.ipRateLimit ?? defaultIpRateLimit) > 0
+          ? new IpRateLimit(this, 'IpRateLimit', { limit: props.ipRateLimit ?? defaultIpRateLimit }).webAclArn
+          : undefined),
       customDomain: props.apiDomain ? { ...props.apiDomain, hostedZone: props.hostedZone } : undefined,
     });
     const hosting = new ConsoleHosting(this, 'Console', {

@@ -106,7 +106,8 @@ describe('deployer options', () => {
     expect(template.toJSON().Rules?.ReceivingRegion).toBeUndefined();
   });
 
-  it('associates the web ACL with the API stage', () => {
+  it('associates the deployer\'s web ACL with the API stage instead of its own', () => {
+    expect(resources(template, 'AWS::WAFv2::WebACL')).toEqual([]);
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: 'arn:aws:wafv2:us-east-1:123456789012:regional/webacl/tempmail/0000',
     });

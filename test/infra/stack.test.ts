@@ -495,3 +495,23 @@ describe('outputs', () => {
     expect(Object.keys(template.findOutputs('*')).filter((id) => id.includes('AlarmNotification'))).toEqual([]);
   });
 });
+
+describe('the API\'s own web ACL', () => {
+  it('blocks one client IP past its rate with 429 rate_limit_exceeded, Retry-After and the contract error shape', () => {
+    const [acl] = resources('AWS::WAFv2::WebACL');
+    expect(acl!.Properties.Scope).toBe('REGIONAL');
+    expect(acl!.Properties.DefaultAction).toEqual({ Allow: {} });
+    const rule = acl!.Properties.Rules.find((candidate: any) => candidate.Statement.RateBasedStatement);
+    expect(rule.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 3000, EvaluationWindowSec: 60 });
+    const response = rule.Action.Block.CustomResponse;
+    expect(response.ResponseCode).toBe(429);
+    expect(response.ResponseHeaders).toContainEqual({ Name: 'Retry-After', Value: '60' });
+    const body = acl!.Properties.CustomResponseBodies[response.CustomResponseBodyKey];
+    expect(body.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body.Content)).toEqual({
+      error: { code: 'rate_limit_exceeded', message: expect.stringContaining('retry after 60 seconds'), request_id: expect.stringMatching(/^req_/) },
+    });
+    const [association] = resources('AWS::WAFv2::WebACLAssociation');
+    expect(association!.Properties.WebACLArn['Fn::GetAtt'][0]).toMatch(/^IpRateLimitWebAcl/);
+  });
+});
