@@ -22,6 +22,7 @@ new TempmailStack(app, `Tempmail-${stage}`, {
   receiptRuleSetName: context('receiptRuleSetName'),
   webAclArn: context('webAclArn'),
   apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
+  consoleSenderDomain: context('consoleSenderDomain'),
   ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
   parserReservedConcurrency: parserConcurrency === undefined ? undefined : Number(parserConcurrency),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

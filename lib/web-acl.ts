@@ -1,4 +1,4 @@
-import { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 
 /** WAF counts a client's requests over this window (seconds); a blocked client retries after it. */
@@ -58,5 +58,10 @@ export class IpRateLimit extends Construct {
       ],
     });
     this.webAclArn = acl.attrArn;
+  }
+
+  /** Puts the web ACL in front of another regional resource (the console's user pool). */
+  protect(id: string, resourceArn: string): void {
+    new CfnWebACLAssociation(this, id, { resourceArn, webAclArn: this.webAclArn });
   }
 }

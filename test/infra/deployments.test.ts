@@ -98,6 +98,7 @@ describe('deployer options', () => {
         apiDomain: { domainName: 'api.example.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0000' },
         hostedZone: { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' },
         parserReservedConcurrency: 20,
+        consoleSenderDomain: 'mail.example.test',
       },
     })['Tempmail-prod']!;
   }, 120_000);
@@ -129,6 +130,12 @@ describe('deployer options', () => {
       Type: 'MX',
       ResourceRecords: ['10 inbound-smtp.us-east-1.amazonaws.com'],
     });
+  });
+
+  it('sends the console\'s sign-up mail through SES from the sender domain, not Cognito\'s capped default', () => {
+    const [pool] = resources(template, 'AWS::Cognito::UserPool');
+    expect(pool!.Properties.EmailConfiguration).toMatchObject({ EmailSendingAccount: 'DEVELOPER', From: 'tempmail <no-reply@mail.example.test>' });
+    expect(JSON.stringify(pool!.Properties.EmailConfiguration.SourceArn)).toContain('identity/mail.example.test');
   });
 
   it('reserves the parser concurrency the operator asks for, once the account limit allows it', () => {

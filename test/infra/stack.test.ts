@@ -511,7 +511,10 @@ describe('the API\'s own web ACL', () => {
     expect(JSON.parse(body.Content)).toEqual({
       error: { code: 'rate_limit_exceeded', message: expect.stringContaining('retry after 60 seconds'), request_id: expect.stringMatching(/^req_/) },
     });
-    const [association] = resources('AWS::WAFv2::WebACLAssociation');
-    expect(association!.Properties.WebACLArn['Fn::GetAtt'][0]).toMatch(/^IpRateLimitWebAcl/);
+    const associations = resources('AWS::WAFv2::WebACLAssociation');
+    for (const association of associations) expect(association.Properties.WebACLArn['Fn::GetAtt'][0]).toMatch(/^IpRateLimitWebAcl/);
+    expect(associations.map((association) => JSON.stringify(association.Properties.ResourceArn))).toEqual(
+      expect.arrayContaining([expect.stringContaining('ConsoleIdentityUserPool'), expect.stringContaining('ApiDeploymentStage')]),
+    );
   });
 });
