@@ -13,6 +13,7 @@ const zoneName = context('hostedZoneName');
 const apiDomainName = context('apiDomainName');
 const apiCertificateArn = context('apiCertificateArn');
 const parserConcurrency = context('parserReservedConcurrency');
+const ipRateLimit = context('ipRateLimit');
 new TempmailStack(app, `Tempmail-${stage}`, {
   stage,
   domains: (context('domains') ?? '').split(',').map((domain) => domain.trim()).filter(Boolean),
@@ -21,6 +22,8 @@ new TempmailStack(app, `Tempmail-${stage}`, {
   receiptRuleSetName: context('receiptRuleSetName'),
   webAclArn: context('webAclArn'),
   apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
+  consoleSenderDomain: context('consoleSenderDomain'),
+  ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
   parserReservedConcurrency: parserConcurrency === undefined ? undefined : Number(parserConcurrency),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });

@@ -10,12 +10,19 @@ import {
   UserPoolClient,
   UserPoolClientIdentityProvider,
   UserPoolDomain,
+  UserPoolEmail,
   VerificationEmailStyle,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 
 export interface ConsoleIdentityProps {
   stage: string;
+  /**
+   * A domain with a verified SES identity in the stack's Region: Cognito then mails sign-up codes
+   * through SES from `no-reply@<domain>` (the SES account's sending quota, which needs SES
+   * production access) instead of its default sender, capped at 50 mails a day.
+   */
+  senderDomain?: string;
 }
 
 /**
@@ -43,6 +50,15 @@ export class ConsoleIdentity extends Construct {
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
       featurePlan: FeaturePlan.ESSENTIALS,
+      ...(props.senderDomain
+        ? {
+            email: UserPoolEmail.withSES({
+              fromEmail: `no-reply@${props.senderDomain}`,
+              fromName: 'tempmail',
+              sesVerifiedDomain: props.senderDomain,
+            }),
+          }
+        : {}),
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -76,7 +76,9 @@ export class InboundMail extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    const reserved = props.parserReservedConcurrency ?? 10;
+    // None reserved by default: a new account's concurrency limit (often 10) cannot reserve any,
+    // since Lambda keeps 100 unreserved (docs/deploying-to-aws.md, step 0).
+    const reserved = props.parserReservedConcurrency ?? 0;
     this.parserFunction = new ServiceFunction(this, 'Parser', {
       entry: join(inboundRoot, 'ses-parser.ts'),
       environment: props.environment,
@@ -86,6 +88,8 @@ export class InboundMail extends Construct {
       options: {
         deadLetterQueue: this.deadLetterQueue,
         retryAttempts: 2,
+        // A mail lives 15 minutes: an event queued longer would only write expired messages.
+        maxEventAge: Duration.minutes(15),
         // A burst of inbound mail waits in Lambda's event queue instead of taking the API's concurrency.
         ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
       },

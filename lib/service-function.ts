@@ -17,8 +17,8 @@ export interface ServiceFunctionProps {
   description: string;
   timeout?: Duration;
   memorySize?: number;
-  /** Extra Lambda options (a dead-letter queue, retries). */
-  options?: Partial<Pick<FunctionProps, 'deadLetterQueue' | 'retryAttempts' | 'deadLetterQueueEnabled'>>;
+  /** Extra Lambda options (a dead-letter queue, retries, event age, reserved concurrency). */
+  options?: Partial<Pick<FunctionProps, 'deadLetterQueue' | 'retryAttempts' | 'deadLetterQueueEnabled' | 'maxEventAge' | 'reservedConcurrentExecutions'>>;
 }
 
 /**

@@ -12,6 +12,10 @@ import { ReceivingDomains } from './receiving-domains';
 import { serviceEnvironment } from './service-environment';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
+import { IpRateLimit } from './web-acl';
+
+/** Requests a minute one client IP may make by default: 50 a second, above any one honest test run. */
+export const defaultIpRateLimit = 3_000;
 
 export interface TempmailStackProps extends StackProps {
   /** Stage name, `[a-z0-9-]{1,16}`; API keys are bound to it, so a staging key never authenticates here. */
@@ -28,7 +32,17 @@ export interface TempmailStackProps extends StackProps {
   webAclArn?: string;
   /** A custom domain name for the API (a regional ACM certificate in the stack's Region). */
   apiDomain?: { domainName: string; certificateArn: string };
-  /** Concurrency reserved for the mail parser (default 10; 0 reserves none, for accounts with a low limit). */
+  /**
+   * Requests one client IP may make a minute before the stack's own WAF web ACL answers 429
+   * (default 3,000; 0 creates no web ACL). Ignored when `webAclArn` names the deployer's own.
+   */
+  ipRateLimit?: number;
+  /**
+   * A domain whose SES identity is verified in this Region (a receiving domain once its DKIM
+   * records verified): the console's sign-up mail is then sent through SES from it.
+   */
+  consoleSenderDomain?: string;
+  /** Concurrency reserved for the mail parser (default 0: none, so a new account with a limit of 10 deploys). */
   parserReservedConcurrency?: number;
 }
 
@@ -65,7 +79,11 @@ export class TempmailStack extends Stack {
 
     // The console: the user pool first (the API's console authorizer needs it), then the hosting
     // (its address is where sign-in returns), then the client, whose id the console functions learn.
-    const identity = new ConsoleIdentity(this, 'ConsoleIdentity', { stage: props.stage });
+    const identity = new ConsoleIdentity(this, 'ConsoleIdentity', { stage: props.stage, senderDomain: props.consoleSenderDomain });
+    const ipRateLimit = props.ipRateLimit ?? defaultIpRateLimit;
+    const ownAcl = !props.webAclArn && ipRateLimit > 0 ? new IpRateLimit(this, 'IpRateLimit', { limit: ipRateLimit }) : undefined;
+    // The same per-IP rule guards the console's sign-up and sign-in (Cognito's threat protection needs the Plus plan).
+    ownAcl?.protect('UserPool', identity.userPool.userPoolArn);
     const api = new Api(this, 'Api', {
       storage,
       stage: props.stage,
@@ -73,7 +91,7 @@ export class TempmailStack extends Stack {
       cursorSecret,
       userPool: identity.userPool,
       issuer: identity.issuer,
-      webAclArn: props.webAclArn,
+      webAclArn: props.webAclArn ?? ownAcl?.webAclArn,
       customDomain: props.apiDomain ? { ...props.apiDomain, hostedZone: props.hostedZone } : undefined,
     });
     const hosting = new ConsoleHosting(this, 'Console', {

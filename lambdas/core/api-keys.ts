@@ -75,10 +75,11 @@ export function apiKeyPrefix(apiKey: string): string {
   return `tm_${match[1]}_${match[2]!.slice(0, prefixSecretCharacters)}`;
 }
 
-/** Revokes a key: from then on it gets 401 `invalid_api_key`. */
-export async function revokeApiKey(apiKey: string, deps: { keys: ApiKeyStore }): Promise<void> {
-  const revoked = await deps.keys.revoke(hashApiKey(apiKey));
-  if (!revoked) throw new NotFound();
+/** Revokes a key: from then on it gets 401 `invalid_api_key`; its last use leaves the account's record. */
+export async function revokeApiKey(apiKey: string, deps: { keys: ApiKeyStore; accounts: AccountStore }): Promise<void> {
+  const record = await deps.keys.findByHash(hashApiKey(apiKey));
+  if (!record || !(await deps.keys.revoke(record.keyHash))) throw new NotFound();
+  await deps.accounts.forgetKey(record.accountId, record.keyId);
 }
 
 /** An API key as the operator sees it: never the key, never its hash. */
@@ -106,8 +107,9 @@ export async function listApiKeys(accountId: string, deps: { accounts: AccountSt
 }
 
 /** Revokes a key by its id, for the operator who no longer has the clear key (operator CLI `key revoke --key-id`). */
-export async function revokeApiKeyById(keyId: string, deps: { keys: ApiKeyStore }): Promise<ApiKeySummary> {
+export async function revokeApiKeyById(keyId: string, deps: { keys: ApiKeyStore; accounts: AccountStore }): Promise<ApiKeySummary> {
   const record = await deps.keys.findById(keyId);
   if (!record || !(await deps.keys.revoke(record.keyHash))) throw new NotFound();
+  await deps.accounts.forgetKey(record.accountId, record.keyId);
   return { key_id: record.keyId, account_id: record.accountId, env: record.env, status: 'revoked', created_at: record.createdAt };
 }

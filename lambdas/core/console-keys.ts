@@ -1,7 +1,7 @@
 import { newestFirst } from './creation-order';
 import { issueApiKey } from './api-keys';
 import type { Clock } from './clock';
-import { InvalidRequest, NotFound, RateLimited } from './errors';
+import { Conflict, InvalidRequest, NotFound, RateLimited } from './errors';
 import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore } from './ports';
 
 /** A key as the console lists it: never the key, never its hash. */
@@ -17,6 +17,11 @@ export interface KeyView {
 
 /** Key creates and revokes an account may make in one hour (issue: rate-limited per account). */
 export const keyChangesPerHour = 20;
+/**
+ * Active keys an account may hold at once: a bound on what the account's record carries (one
+ * last-use entry per active key) and far more than one customer's environments need.
+ */
+export const maxActiveKeys = 50;
 const hourMs = 3_600_000;
 
 export interface ConsoleKeyDeps {
@@ -47,6 +52,12 @@ export async function createKey(
   if (clean.length < 1 || clean.length > 64 || /[\u0000-\u001f\u007f]/.test(clean)) {
     throw new InvalidRequest('The label is invalid.', [{ field: 'label', reason: 'must be 1 to 64 printable characters' }]);
   }
+  const active = (await deps.keys.listByAccount(account.accountId)).filter(
+    (record) => record.accountId === account.accountId && record.status === 'active',
+  );
+  if (active.length >= maxActiveKeys) {
+    throw new Conflict('key_limit_reached', `This account already holds ${maxActiveKeys} active keys; revoke one before creating another.`);
+  }
   await admitKeyChange(account, deps);
   const issued = await issueApiKey(account.accountId, deps, { label: clean });
   return { key: keyView(issued.record, account), apiKey: issued.apiKey };
@@ -64,7 +75,8 @@ export async function revokeKey(account: Account, keyId: string, deps: ConsoleKe
   if (record.status === 'revoked') return keyView(record, account);
   await admitKeyChange(account, deps);
   if (!(await deps.keys.revoke(record.keyHash))) throw new NotFound();
-  return keyView({ ...record, status: 'revoked' }, account);
+  await deps.accounts.forgetKey(account.accountId, record.keyId);
+  return keyView({ ...record, status: 'revoked' }, { ...account, keyLastUsed: {} });
 }
 
 async function admitKeyChange(account: Account, deps: Pick<ConsoleKeyDeps, 'accounts' | 'clock'>): Promise<void> {

@@ -63,10 +63,13 @@ export class NotFound extends ServiceError {
   }
 }
 
-/** 409: a conflict with an existing reservation, or an idempotency key reused with another request. */
+/**
+ * 409: a conflict with an existing reservation, an idempotency key reused with another request,
+ * or an account that already holds its most active keys (console: revoke one first).
+ */
 export class Conflict extends ServiceError {
   constructor(
-    readonly code: 'address_unavailable' | 'idempotency_key_reused',
+    readonly code: 'address_unavailable' | 'idempotency_key_reused' | 'key_limit_reached',
     message: string,
   ) {
     super(message);

@@ -44,6 +44,12 @@ export interface AccountStore {
    * window holds fewer than `limit`; false when it is full (or the account is absent).
    */
   admitKeyChange(accountId: string, window: { id: number; limit: number }): Promise<boolean>;
+  /**
+   * Forgets a revoked key's last use, so the account's record holds the last use of its active
+   * keys only and stays bounded however many keys come and go. Nothing happens when the account
+   * or the entry is absent.
+   */
+  forgetKey(accountId: string, keyId: string): Promise<void>;
 }
 
 /** Which account each sign-in identity opened (DESIGN: console). */

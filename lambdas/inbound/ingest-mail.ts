@@ -58,6 +58,12 @@ export const inlineAttachmentsMaxBytes = 32 * 1024;
  * which a repeated delivery finds by their derived ids rather than writing twice.
  */
 export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<{ messageIds: string[] }> {
+  if (expiredBeforeIngest(mail, deps)) {
+    // A late event (Lambda's queue, a retry) would only write messages that are already gone.
+    await deps.blobs.delete(mail.rawKey);
+    deps.logger.warn('mail expired before ingest', { mail_id: mail.mailId, ...countMetric('MailExpiredBeforeIngest', deps.clock.now()) });
+    return { messageIds: [] };
+  }
   const targets = mail.knownRecipients ? await stillActive(mail.knownRecipients, deps) : await activeRecipients(mail.recipients, deps);
   if (targets.length === 0) return { messageIds: [] };
 
@@ -106,6 +112,11 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   const again = delivered.filter(({ outcome }) => outcome === 'exists').length;
   deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: stored.size });
   return { messageIds: delivered.map(({ messageId }) => messageId) };
+}
+
+/** Whether a mail's lifetime has passed before it is ingested: it is dropped, raw object included. */
+export function expiredBeforeIngest(mail: Pick<ReceivedMail, 'receivedAt'>, deps: Pick<IngestDeps, 'clock' | 'messageTtlSeconds'>): boolean {
+  return mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000 <= deps.clock.now().getTime();
 }
 
 async function storeBody(body: string, key: string, blobs: BlobStore): Promise<StoredBody> {

@@ -1,4 +1,4 @@
-import { ingestMail, type IngestDeps } from './ingest-mail';
+import { expiredBeforeIngest, ingestMail, type IngestDeps } from './ingest-mail';
 import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
 
 /** One event the parser gave up on, as the dead-letter queue holds it. */
@@ -37,7 +37,7 @@ export async function redriveDeadLetters(deps: IngestDeps & { queue: DeadLetterQ
     for (const letter of batch) {
       try {
         const mail = sesReceivedMail(JSON.parse(letter.body) as SesReceiptEvent);
-        if (mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000 <= deps.clock.now().getTime()) {
+        if (expiredBeforeIngest(mail, deps)) {
           await deps.blobs.delete(mail.rawKey);
           outcome.expired += 1;
         } else {

@@ -97,7 +97,8 @@ describe('deployer options', () => {
         webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:regional/webacl/tempmail/0000',
         apiDomain: { domainName: 'api.example.test', certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0000' },
         hostedZone: { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' },
-        parserReservedConcurrency: 0,
+        parserReservedConcurrency: 20,
+        consoleSenderDomain: 'mail.example.test',
       },
     })['Tempmail-prod']!;
   }, 120_000);
@@ -106,7 +107,8 @@ describe('deployer options', () => {
     expect(template.toJSON().Rules?.ReceivingRegion).toBeUndefined();
   });
 
-  it('associates the web ACL with the API stage', () => {
+  it('associates the deployer\'s web ACL with the API stage instead of its own', () => {
+    expect(resources(template, 'AWS::WAFv2::WebACL')).toEqual([]);
     template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
       WebACLArn: 'arn:aws:wafv2:us-east-1:123456789012:regional/webacl/tempmail/0000',
     });
@@ -130,9 +132,15 @@ describe('deployer options', () => {
     });
   });
 
-  it('reserves no concurrency when told to, for accounts with a low limit', () => {
+  it('sends the console\'s sign-up mail through SES from the sender domain, not Cognito\'s capped default', () => {
+    const [pool] = resources(template, 'AWS::Cognito::UserPool');
+    expect(pool!.Properties.EmailConfiguration).toMatchObject({ EmailSendingAccount: 'DEVELOPER', From: 'tempmail <no-reply@mail.example.test>' });
+    expect(JSON.stringify(pool!.Properties.EmailConfiguration.SourceArn)).toContain('identity/mail.example.test');
+  });
+
+  it('reserves the parser concurrency the operator asks for, once the account limit allows it', () => {
     const parser = resources(template, 'AWS::Lambda::Function').find((fn) => /Parses a received mail/.test(fn.Properties.Description));
-    expect(parser!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(parser!.Properties.ReservedConcurrentExecutions).toBe(20);
   });
 
   it('says in an output that nobody is notified when no alarm address is given', () => {

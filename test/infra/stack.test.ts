@@ -223,10 +223,20 @@ describe('functions', () => {
     for (const fn of resources('AWS::Lambda::Function')) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty('CURSOR_SECRET');
   });
 
-  it('reserves concurrency for the parser, so a burst of inbound mail cannot starve the API', () => {
-    template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: Match.stringLikeRegexp('Parses a received mail'),
-      ReservedConcurrentExecutions: 10,
+  it('reserves no concurrency by default, so a new account with a concurrency limit of 10 deploys', () => {
+    const parser = resources('AWS::Lambda::Function').find((fn) => /Parses a received mail/.test(fn.Properties.Description));
+    expect(parser!.Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(resources('AWS::Lambda::Function').filter((fn) => fn.Properties.ReservedConcurrentExecutions !== undefined)).toEqual([]);
+  });
+
+  it('drops a parser event queued longer than a mail lives (15 minutes), after two retries', () => {
+    const parser = Object.entries(template.findResources('AWS::Lambda::Function')).find(([, fn]) =>
+      /Parses a received mail/.test((fn as Resource).Properties.Description),
+    )![0];
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: parser },
+      MaximumEventAgeInSeconds: 900,
+      MaximumRetryAttempts: 2,
     });
   });
 
@@ -441,5 +451,28 @@ describe('outputs', () => {
 
   it('says nothing about notification when alarms are mailed', () => {
     expect(Object.keys(template.findOutputs('*')).filter((id) => id.includes('AlarmNotification'))).toEqual([]);
+  });
+});
+
+describe('the API\'s own web ACL', () => {
+  it('blocks one client IP past its rate with 429 rate_limit_exceeded, Retry-After and the contract error shape', () => {
+    const [acl] = resources('AWS::WAFv2::WebACL');
+    expect(acl!.Properties.Scope).toBe('REGIONAL');
+    expect(acl!.Properties.DefaultAction).toEqual({ Allow: {} });
+    const rule = acl!.Properties.Rules.find((candidate: any) => candidate.Statement.RateBasedStatement);
+    expect(rule.Statement.RateBasedStatement).toMatchObject({ AggregateKeyType: 'IP', Limit: 3000, EvaluationWindowSec: 60 });
+    const response = rule.Action.Block.CustomResponse;
+    expect(response.ResponseCode).toBe(429);
+    expect(response.ResponseHeaders).toContainEqual({ Name: 'Retry-After', Value: '60' });
+    const body = acl!.Properties.CustomResponseBodies[response.CustomResponseBodyKey];
+    expect(body.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body.Content)).toEqual({
+      error: { code: 'rate_limit_exceeded', message: expect.stringContaining('retry after 60 seconds'), request_id: expect.stringMatching(/^req_/) },
+    });
+    const associations = resources('AWS::WAFv2::WebACLAssociation');
+    for (const association of associations) expect(association.Properties.WebACLArn['Fn::GetAtt'][0]).toMatch(/^IpRateLimitWebAcl/);
+    expect(associations.map((association) => JSON.stringify(association.Properties.ResourceArn))).toEqual(
+      expect.arrayContaining([expect.stringContaining('ConsoleIdentityUserPool'), expect.stringContaining('ApiDeploymentStage')]),
+    );
   });
 });

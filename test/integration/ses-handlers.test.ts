@@ -60,6 +60,17 @@ describe('the SES receipt rule functions, over the same stores', () => {
     expect(await service.runtime.services.blobs.get(`${sesRawPrefix}ses-message-0001`)).toBeUndefined();
   });
 
+  it('drops a mail whose lifetime passed while its event waited, raw object included', async () => {
+    const { apiKey } = await service.account();
+    const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-late' }))).data;
+    await service.runtime.services.blobs.put(`${sesRawPrefix}ses-message-late`, Buffer.from('Subject: late\r\n\r\nlate\r\n'));
+    const event = sesEvent('ses-message-late', [email.address]);
+    service.clock.advance(60_000);
+    const parse = createSesParser(() => service.runtime.services);
+    expect(await parse(event)).toEqual({ messageIds: [] });
+    expect(await service.runtime.services.blobs.get(`${sesRawPrefix}ses-message-late`)).toBeUndefined();
+  });
+
   it('refuses an event whose message id could name another object', async () => {
     const parse = createSesParser(() => service.runtime.services);
     await expect(parse(sesEvent('../secrets', ['x@tempmail.localhost']))).rejects.toThrow('unexpected message id');

@@ -16,6 +16,7 @@ export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {
     setStatus: jest.fn(),
     list: jest.fn(async () => (options.account ? [options.account] : [])),
     admitKeyChange: jest.fn(async (_accountId: string, _window: { id: number; limit: number }) => true),
+    forgetKey: jest.fn(),
   };
   const ledger: jest.Mocked<Ledger> = {
     reserve: jest.fn(

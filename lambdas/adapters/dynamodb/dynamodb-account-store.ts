@@ -20,7 +20,11 @@ interface AccountItem {
   /** The key-change window (hours since the epoch) and its count (console key creates and revokes). */
   key_win?: number;
   key_win_count?: number;
-  /** `used_<key id>`: when that key last passed admission (top-level, so no map must exist first). */
+  /**
+   * `used_<key id>`: when that key last passed admission (top-level, so no map must exist first),
+   * written by the admission's own update (no extra call). Removed when the key is revoked, so
+   * the item holds at most one entry per active key (console: at most `maxActiveKeys`).
+   */
   [lastUsed: `used_${string}`]: string;
 }
 
@@ -216,6 +220,20 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
       ),
     );
     return written && fromItem(written.Attributes as AccountItem);
+  }
+
+  async forgetKey(accountId: string, keyId: string): Promise<void> {
+    await conditionally(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { account_id: accountId },
+          UpdateExpression: 'REMOVE #used',
+          ConditionExpression: 'attribute_exists(account_id)',
+          ExpressionAttributeNames: { '#used': `${lastUsedPrefix}${keyId}` },
+        }),
+      ),
+    );
   }
 
   async refund(accountId: string): Promise<void> {

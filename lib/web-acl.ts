@@ -1,0 +1,67 @@
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+
+/** WAF counts a client's requests over this window (seconds); a blocked client retries after it. */
+export const ipRateWindowSeconds = 60;
+
+export interface IpRateLimitProps {
+  /** Requests one client IP may make in `ipRateWindowSeconds` before WAF blocks it. */
+  limit: number;
+}
+
+/**
+ * A regional web ACL in front of the API stage with one rate-based rule keyed on the client IP,
+ * so one anonymous client cannot take the stage's throttle (and two functions per request) from
+ * everyone. WAF answers the block itself, before API Gateway: a custom response in the contract's
+ * error shape, 429 `rate_limit_exceeded` with `Retry-After` (a WAF custom response takes
+ * precedence over the gateway's responses). WAF cannot insert the gateway's request id, so the
+ * body names none (docs/decisions.md).
+ */
+export class IpRateLimit extends Construct {
+  readonly webAclArn: string;
+
+  constructor(scope: Construct, id: string, props: IpRateLimitProps) {
+    super(scope, id);
+    const body = {
+      error: {
+        code: 'rate_limit_exceeded',
+        message: `Too many requests from this network location; retry after ${ipRateWindowSeconds} seconds.`,
+        request_id: 'req_waf',
+      },
+    };
+    const acl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: 'tempmail-api' },
+      customResponseBodies: { 'rate-limited': { contentType: 'APPLICATION_JSON', content: JSON.stringify(body) } },
+      rules: [
+        {
+          name: 'ip-rate-limit',
+          priority: 0,
+          statement: {
+            rateBasedStatement: { aggregateKeyType: 'IP', limit: props.limit, evaluationWindowSec: ipRateWindowSeconds },
+          },
+          action: {
+            block: {
+              customResponse: {
+                responseCode: 429,
+                customResponseBodyKey: 'rate-limited',
+                responseHeaders: [
+                  { name: 'Retry-After', value: String(ipRateWindowSeconds) },
+                  { name: 'Cache-Control', value: 'private, no-store' },
+                ],
+              },
+            },
+          },
+          visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: 'tempmail-ip-rate-limit' },
+        },
+      ],
+    });
+    this.webAclArn = acl.attrArn;
+  }
+
+  /** Puts the web ACL in front of another regional resource (the console's user pool). */
+  protect(id: string, resourceArn: string): void {
+    new CfnWebACLAssociation(this, id, { resourceArn, webAclArn: this.webAclArn });
+  }
+}
