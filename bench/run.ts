@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { loadCreate, loadUrl, startBareHttp, storageFloor, type Throughput } from './api-throughput';
 import { measureCallBudget } from './call-budget';
 import { measureIngestRound, type IngestRound } from './ingest-rate';
+import { ingestStages, measureIngestStages } from './ingest-stages';
 import { largeAttachmentCorpus, newsletterCorpus, signupCorpus, type Corpus } from './support/mail-corpus';
 import { runScriptForJson } from './support/run-script';
 import { formatSpread, spread, type Spread } from './support/stats';
@@ -178,6 +179,14 @@ function printTable(results: any): void {
   for (const row of results.create) {
     lines.push(`| POST /v1/emails, ${row.mode === 'fresh' ? 'fresh key' : 'exact replay'} | ${row.connections} | ${formatSpread(row.requestsPerSecond, 0)} | ${row.p50.median.toFixed(1)} | ${row.p99.median.toFixed(1)} |`);
   }
+  lines.push(`DynamoDB calls per received mail (one address, SMTP): ${Object.entries(results.callBudget.receiveMail).map(([name, count]) => `${name} ${count}`).join(', ')} (budget 4)`);
+  lines.push('');
+  lines.push('| ingest stage, per mail at one connection | sign-up wall ms | sign-up CPU ms | newsletter wall ms | newsletter CPU ms |');
+  lines.push('|---|---:|---:|---:|---:|');
+  for (const stage of ingestStages) {
+    const [signup, newsletter] = [results.stages.signup[stage], results.stages.newsletter[stage]];
+    lines.push(`| ${stage} | ${signup.wallMs.toFixed(2)} | ${signup.cpuMs.toFixed(2)} | ${newsletter.wallMs.toFixed(2)} | ${newsletter.cpuMs.toFixed(2)} |`);
+  }
   lines.push('');
   const api = results.bundles.rows.filter((row: any) => row.kind === 'api');
   const largest = Math.max(...api.map((row: any) => row.bytes)) / 1000;
@@ -210,6 +219,7 @@ async function main(): Promise<void> {
     await ours.stop();
   }
   results.callBudget = await measureCallBudget();
+  results.stages = { signup: await measureIngestStages(signupCorpus(100)), newsletter: await measureIngestStages(newsletterCorpus(50)) };
   results.bundles = await runScriptForJson('bench/bundle-report.ts', ['5', '--json']);
   results.ingestMemory = await runScriptForJson('bench/ingest-peak-rss.ts', ['3', '--json']);
   results.seconds = (Date.now() - started) / 1000;

@@ -97,8 +97,9 @@ export class InboundMail extends Construct {
     for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'emails');
     tables.messages.grantWriteData(this.parserFunction);
-    // A mail delivered again reads the earlier window's copy first (core/deliveries.ts: deliverOnce).
-    tables.messages.grant(this.parserFunction, 'dynamodb:GetItem');
+    // The delivery's copies under both windows' ids are read in the batch that reads the domains again:
+    // a retried event delivers once, an expired one anew.
+    tables.messages.grant(this.parserFunction, 'dynamodb:BatchGetItem');
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'] });
 

@@ -1,6 +1,7 @@
 import { DynamoDbAccountStore } from '../adapters/dynamodb/dynamodb-account-store';
 import { DynamoDbApiKeyStore } from '../adapters/dynamodb/dynamodb-api-key-store';
 import { DynamoDbAddressRegistry } from '../adapters/dynamodb/dynamodb-address-registry';
+import { DynamoDbDeliveryReads } from '../adapters/dynamodb/dynamodb-delivery-reads';
 import { DynamoDbDomainStore } from '../adapters/dynamodb/dynamodb-domain-store';
 import { DynamoDbEmailStore } from '../adapters/dynamodb/dynamodb-email-store';
 import { DynamoDbIdentityStore } from '../adapters/dynamodb/dynamodb-identity-store';
@@ -14,7 +15,7 @@ import { systemClock, type Clock } from '../core/clock';
 import type { ShortWindowLimits } from '../core/short-window';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
 import type { AccountStore, ApiKeyStore, DomainStore, IdentityStore, Ledger } from '../core/ports';
-import type { AddressRegistry, BlobStore, EmailStore, IdempotencyStore, MessageStore } from '../core/mail-ports';
+import type { AddressRegistry, BlobStore, DeliveryReads, EmailStore, IdempotencyStore, MessageStore } from '../core/mail-ports';
 
 /** The storage adapters of one deployment. */
 export interface Stores {
@@ -27,6 +28,8 @@ export interface Stores {
   registry: AddressRegistry;
   idempotency: IdempotencyStore;
   messages: MessageStore;
+  /** The delivery path's reads of domains, the registry and messages, made together. */
+  deliveryReads: DeliveryReads;
 }
 
 export interface StoresConfig {
@@ -52,6 +55,11 @@ export function createStores(config: StoresConfig): Stores {
     registry: new DynamoDbAddressRegistry(client, config.tableNames.addresses),
     idempotency: new DynamoDbIdempotencyStore(client, config.tableNames.idempotency),
     messages: new DynamoDbMessageStore(client, config.tableNames.messages),
+    deliveryReads: new DynamoDbDeliveryReads(client, {
+      domains: config.tableNames.domains,
+      addresses: config.tableNames.addresses,
+      messages: config.tableNames.messages,
+    }),
   };
 }
 

@@ -1,9 +1,11 @@
 import type { Clock } from './clock';
+import { isActive } from './emails';
 import { deliveredMessageId } from './ids';
-import type { MessageRecord, MessageStore } from './mail-ports';
+import type { DeliveryReads, EmailRecord, MessageRecord, MessageStore } from './mail-ports';
 
 export interface DeliveryDeps {
   messages: MessageStore;
+  deliveryReads: DeliveryReads;
   clock: Clock;
   /** Message lifetime: also the length of a delivery window. */
   messageTtlSeconds: number;
@@ -12,28 +14,70 @@ export interface DeliveryDeps {
 /** A message as the ingest builds it, before the delivery decides its id. */
 export type UndeliveredMessage = Omit<MessageRecord, 'messageId'>;
 
+/** One recipient's part of a mail: the id its message has or will have, and whether it is written already. */
+export interface PlannedDelivery {
+  email: EmailRecord;
+  messageId: string;
+  /** A live copy of this mail is already stored for this email under `messageId`. */
+  delivered: boolean;
+}
+
 /**
- * Writes one received mail's message for one address exactly once while a copy of it lives
- * (docs/decisions.md: a mail delivered again): an SMTP retry after 451, a Lambda retry or the
+ * Which of a mail's recipients still receive, and which already hold a live copy of it, in one
+ * read (docs/decisions.md: a mail delivered again): an SMTP retry after 451, a Lambda retry or the
  * same bytes sent again within the message lifetime find the live copy and leave it as it is;
  * once that copy has expired (swept or not), the same mail is delivered anew, under a new id.
  *
  * Time is cut into windows as long as a message lives, and the message id is derived from the
  * mail's identity, the email and the window of receipt. A copy that is still live was received
- * in this window or the one before (anything older has expired), so one consistent read of the
- * earlier window's id and one conditional write of this window's decide it.
+ * in this window or the one before (anything older has expired), so one consistent read of both
+ * windows' ids and one conditional write of this window's (`deliverOnce`, for a copy written
+ * concurrently) decide it; a mail found already delivered to every address is not parsed again. The
+ * same read takes each recipient's domain again (an operator may have disabled it since RCPT TO),
+ * and each reservation is checked against the clock: only these can change for a known address.
  *
- * @example await deliverOnce(message, 'sha256:…', deps) // { messageId: 'msg_…', outcome: 'created' }
+ * @example await planDeliveries(emails, 'sha256:…', receivedAt, deps) // [{ email, messageId: 'msg_…', delivered: false }]
+ */
+export async function planDeliveries(
+  emails: readonly EmailRecord[],
+  mailIdentity: string,
+  receivedAt: Date,
+  deps: DeliveryDeps,
+): Promise<PlannedDelivery[]> {
+  const now = deps.clock.now();
+  const current = [...new Map(emails.filter((email) => isActive(email, now)).map((email) => [email.emailId, email])).values()];
+  if (current.length === 0) return [];
+  const window = Math.floor(receivedAt.getTime() / (deps.messageTtlSeconds * 1000));
+  const ids = current.map((email) => ({
+    email,
+    earlierId: deliveredMessageId(mailIdentity, email.emailId, window - 1),
+    messageId: deliveredMessageId(mailIdentity, email.emailId, window),
+  }));
+  const found = await deps.deliveryReads.read({
+    domains: current.map((email) => email.domain),
+    messageIds: ids.flatMap(({ earlierId, messageId }) => [earlierId, messageId]),
+  });
+  const live = (id: string) => {
+    const copy = found.messages.get(id);
+    return copy !== undefined && Date.parse(copy.expiresAt) > now.getTime();
+  };
+  return ids
+    .filter(({ email }) => found.domains.get(email.domain)?.receiveEnabled)
+    .map(({ email, earlierId, messageId }) => {
+      if (live(earlierId)) return { email, messageId: earlierId, delivered: true };
+      return { email, messageId, delivered: live(messageId) };
+    });
+}
+
+/**
+ * Writes a planned delivery's message once: a copy written meanwhile under the same id (the same
+ * mail delivered concurrently in this window) stays as it is.
  */
 export async function deliverOnce(
   message: UndeliveredMessage,
-  mailIdentity: string,
-  deps: DeliveryDeps,
+  planned: PlannedDelivery,
+  deps: Pick<DeliveryDeps, 'messages'>,
 ): Promise<{ messageId: string; outcome: 'created' | 'exists' }> {
-  const window = Math.floor(Date.parse(message.receivedAt) / (deps.messageTtlSeconds * 1000));
-  const earlierId = deliveredMessageId(mailIdentity, message.emailId, window - 1);
-  const earlier = await deps.messages.get(earlierId, { consistent: true });
-  if (earlier && Date.parse(earlier.expiresAt) > deps.clock.now().getTime()) return { messageId: earlierId, outcome: 'exists' };
-  const messageId = deliveredMessageId(mailIdentity, message.emailId, window);
-  return { messageId, outcome: await deps.messages.put({ ...message, messageId }) };
+  if (planned.delivered) return { messageId: planned.messageId, outcome: 'exists' };
+  return { messageId: planned.messageId, outcome: await deps.messages.put({ ...message, messageId: planned.messageId }) };
 }

@@ -25,6 +25,24 @@ export interface EmailStore {
   listByAccount(accountId: string, page: { limit: number; after?: string }): Promise<{ items: EmailRecord[]; next?: string }>;
 }
 
+/** What one read of the delivery path found (each map holds only the keys that exist). */
+export interface DeliveryReadResult {
+  domains: Map<string, import('./ports').Domain>;
+  /** Address → the email it was issued to. */
+  emailIds: Map<string, string>;
+  /** Message id → the message, as the latest write left it. */
+  messages: Map<string, MessageRecord>;
+}
+
+/**
+ * The reads of one mail's delivery decision made together (DynamoDB: one BatchGetItem across the
+ * domains, the address registry and the messages), so that a received mail stays within its call
+ * budget however many keys it needs. Messages are read consistently (the exactly-once check).
+ */
+export interface DeliveryReads {
+  read(keys: { domains?: readonly string[]; addresses?: readonly string[]; messageIds?: readonly string[] }): Promise<DeliveryReadResult>;
+}
+
 /** The registry of every address ever issued: its entries are never deleted. */
 export interface AddressRegistry {
   /** The email an address was issued to, if it ever was. */

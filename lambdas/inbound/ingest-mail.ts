@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../core/clock';
 import { MailRefused } from '../core/errors';
-import { deliverOnce, type UndeliveredMessage } from '../core/deliveries';
+import { deliverOnce, planDeliveries, type UndeliveredMessage } from '../core/deliveries';
 import type { Logger } from '../core/logger';
 import type { AttachmentRecord, BlobStore, EmailRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
-import { activeRecipients, stillActive, type RecipientDeps } from '../core/recipients';
+import { activeRecipients, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
 import { mimeLimits, parseMail } from './parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
@@ -64,8 +64,14 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     deps.logger.warn('mail expired before ingest', { mail_id: mail.mailId, ...countMetric('MailExpiredBeforeIngest', deps.clock.now()) });
     return { messageIds: [] };
   }
-  const targets = mail.knownRecipients ? await stillActive(mail.knownRecipients, deps) : await activeRecipients(mail.recipients, deps);
-  if (targets.length === 0) return { messageIds: [] };
+  const candidates = mail.knownRecipients ?? (await activeRecipients(mail.recipients, deps));
+  // One read: each domain again (it may have been disabled meanwhile) and any live earlier copy (exactly once per address).
+  const planned = await planDeliveries(candidates, mail.identity, mail.receivedAt, deps);
+  if (planned.length === 0) return { messageIds: [] };
+  if (planned.every(({ delivered }) => delivered)) {
+    deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: 0, already_delivered: planned.length });
+    return { messageIds: planned.map(({ messageId }) => messageId) };
+  }
 
   const stored = await deps.blobs.get(mail.rawKey);
   if (!stored || stored.notModified) throw new Error(`raw message ${mail.rawKey} is missing`);
@@ -91,7 +97,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
 
   const receivedAt = mail.receivedAt.toISOString();
   const expiresAt = new Date(mail.receivedAt.getTime() + deps.messageTtlSeconds * 1000).toISOString();
-  const messages: UndeliveredMessage[] = targets.map((email) => ({
+  const messages: UndeliveredMessage[] = planned.map(({ email }) => ({
     emailId: email.emailId,
     accountId: email.accountId,
     mailId: mail.mailId,
@@ -108,7 +114,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     rawKey: mail.rawKey,
   }));
   // A live message written by an earlier delivery of the same mail stays as it is (exactly once per address).
-  const delivered = await Promise.all(messages.map((message) => deliverOnce(message, mail.identity, deps)));
+  const delivered = await Promise.all(messages.map((message, index) => deliverOnce(message, planned[index]!, deps)));
   const again = delivered.filter(({ outcome }) => outcome === 'exists').length;
   deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: stored.size });
   return { messageIds: delivered.map(({ messageId }) => messageId) };

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from
 import type { Domain, DomainStore } from '../../core/ports';
 import { guardStorage } from './storage-errors';
 
-interface DomainItem {
+export interface DomainItem {
   domain: string;
   create_enabled: boolean;
   receive_enabled: boolean;
@@ -28,7 +28,7 @@ export class DynamoDbDomainStore implements DomainStore {
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { domain } })),
     );
-    return Item ? fromItem(Item as DomainItem) : undefined;
+    return Item ? domainFromItem(Item as DomainItem) : undefined;
   }
 
   async list(): Promise<Domain[]> {
@@ -38,13 +38,13 @@ export class DynamoDbDomainStore implements DomainStore {
       const page = await guardStorage(() =>
         this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
       );
-      domains.push(...(page.Items ?? []).map((item) => fromItem(item as DomainItem)));
+      domains.push(...(page.Items ?? []).map((item) => domainFromItem(item as DomainItem)));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
     return domains;
   }
 }
 
-function fromItem(item: DomainItem): Domain {
+export function domainFromItem(item: DomainItem): Domain {
   return { domain: item.domain, createEnabled: item.create_enabled, receiveEnabled: item.receive_enabled };
 }

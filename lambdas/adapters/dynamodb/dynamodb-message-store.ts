@@ -13,7 +13,7 @@ import { PermanentStorageFault } from '../../core/errors';
 import { itemBytes, maxItemBytes } from './item-size';
 import { conditionally, guardStorage } from './storage-errors';
 
-interface MessageItem {
+export interface MessageItem {
   message_id: string;
   email_id: string;
   account_id: string;
@@ -83,7 +83,7 @@ export class DynamoDbMessageStore implements MessageStore {
         new GetCommand({ TableName: this.tableName, Key: { message_id: messageId }, ...(options.consistent ? { ConsistentRead: true } : {}) }),
       ),
     );
-    return Item ? fromItem(Item as MessageItem) : undefined;
+    return Item ? messageFromItem(Item as MessageItem) : undefined;
   }
 
   /**
@@ -198,7 +198,7 @@ function fromSummaryItem(item: SummaryItem): MessageSummary {
   };
 }
 
-function fromItem(item: MessageItem): MessageRecord {
+export function messageFromItem(item: MessageItem): MessageRecord {
   return {
     ...fromSummaryItem(item),
     accountId: item.account_id,
