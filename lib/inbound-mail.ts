@@ -101,7 +101,8 @@ export class InboundMail extends Construct {
     // a retried event delivers once, an expired one anew.
     tables.messages.grant(this.parserFunction, 'dynamodb:BatchGetItem');
     props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
-    props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'] });
+    // A mail whose lifetime passed before its event ran is dropped with its raw copy (ingest-mail.ts).
+    props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'], delete: [sesRawPrefix] });
 
     const ruleSet = props.receiptRuleSetName
       ? ReceiptRuleSet.fromReceiptRuleSetName(this, 'RuleSet', props.receiptRuleSetName)
