@@ -14,6 +14,7 @@ import { ServiceError } from '../lambdas/core/errors';
 import { isPlan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
 import type { Stores } from '../lambdas/composition/services';
+import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import { connect } from './connect';
 import { stackEnvironment } from './stack-outputs';
 
@@ -33,10 +34,9 @@ const usage = `Usage: admin [--stack NAME] <command>
 Prints one JSON object on stdout.
 Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
-DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all eight
-table variables can be set: ACCOUNTS_TABLE, API_KEYS_TABLE, DOMAINS_TABLE, EMAILS_TABLE,
-ADDRESSES_TABLE, IDEMPOTENCY_TABLE, MESSAGES_TABLE (the stack outputs them too); mail redrive
-also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.`;
+DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all
+${tableKeys.length} table variables can be set: ${tableKeys.map(tableEnvironmentName).join(', ')}
+(the stack outputs them too); mail redrive also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.`;
 
 class UsageError extends Error {}
 

@@ -195,6 +195,14 @@ describe('operator CLI against a deployed stack (--stack)', () => {
     expect(JSON.parse(result.stderr).error.message).toContain('Stack with id Nope does not exist');
   });
 
+  it('names in its help every table variable it needs', async () => {
+    const result = await admin(['--help'], {});
+    expect(result.code).toBe(0);
+    const help = result.stderr.replace(/\s+/g, ' ');
+    for (const key of tableKeys) expect(help).toContain(tableEnvironmentName(key));
+    expect(help).toContain(`all ${tableKeys.length} table variables`);
+  });
+
   it('refuses a partial set of table variables, naming the missing ones', async () => {
     const result = await admin(['account', 'list'], { ACCOUNTS_TABLE: 'a', API_KEYS_TABLE: 'b', DOMAINS_TABLE: 'c' });
     expect(result.code).toBe(1);
