@@ -11,6 +11,7 @@ import {
   ResponseTransferMode,
   ResponseType,
   RestApi,
+  SecurityPolicy,
   type GatewayResponseOptions,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
@@ -192,6 +193,7 @@ export class Api extends Construct {
       domainName: domain.domainName,
       certificate: Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
       endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
     });
     if (domain.hostedZone) {
       const zone = HostedZone.fromHostedZoneAttributes(this, 'DomainZone', {

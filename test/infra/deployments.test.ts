@@ -119,6 +119,7 @@ describe('deployer options', () => {
       DomainName: 'api.example.test',
       RegionalCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0000',
       EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
     });
     template.resourceCountIs('AWS::ApiGateway::BasePathMapping', 1);
     template.hasResourceProperties('AWS::Route53::RecordSet', { Name: 'api.example.test.', Type: 'A' });
