@@ -203,3 +203,18 @@ export interface MessageStore {
   expiring(from: Date, until: Date): Promise<ExpiringMessage[]>;
   delete(messageId: string): Promise<void>;
 }
+
+/** One event the parser gave up on, as the dead-letter queue holds it. */
+export interface DeadLetter {
+  /** The SES receipt event, as JSON: Lambda puts the original event in the message body. */
+  body: string;
+  /** What removes it from the queue. */
+  receipt: string;
+}
+
+/** The parser's dead-letter queue: SQS in AWS. */
+export interface DeadLetterQueue {
+  /** Up to a batch of dead letters, hidden from other readers for a while; empty when none is left. */
+  receive(): Promise<DeadLetter[]>;
+  delete(receipt: string): Promise<void>;
+}

@@ -1,20 +1,6 @@
 import { expiredBeforeIngest, ingestMail, type IngestDeps } from './ingest-mail';
+import type { DeadLetterQueue } from '../core/mail-ports';
 import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
-
-/** One event the parser gave up on, as the dead-letter queue holds it. */
-export interface DeadLetter {
-  /** The SES receipt event, as JSON: Lambda puts the original event in the message body. */
-  body: string;
-  /** What removes it from the queue. */
-  receipt: string;
-}
-
-/** The parser's dead-letter queue: SQS in AWS. */
-export interface DeadLetterQueue {
-  /** Up to a batch of dead letters, hidden from other readers for a while; empty when none is left. */
-  receive(): Promise<DeadLetter[]>;
-  delete(receipt: string): Promise<void>;
-}
 
 export interface RedriveOutcome {
   /** Mail delivered now, as messages to its active addresses. */
