@@ -77,7 +77,7 @@ describe('a mail whose headers would not fit one storage item', () => {
     expect(await download.text()).toBe('attached bytes');
   });
 
-  it('stores a mail of 900 attachments with long multi-byte names whole: every attachment listed and readable', async () => {
+  it('stores a mail of 900 attachments with long multi-byte names whole: every attachment listed, a spread across the list read back', async () => {
     const { apiKey, email } = await service.inbox('many-names');
     // 250 characters and about 330 UTF-8 bytes each: a name's bound is counted in bytes.
     const names = Array.from({ length: 900 }, (_, n) => `${String(n).padStart(3, '0')}-${'ü€'.repeat(20)}${'n'.repeat(197)}.txt`);
@@ -112,9 +112,11 @@ describe('a mail whose headers would not fit one storage item', () => {
       expect(names[n]!.startsWith(attachment.filename)).toBe(true);
       expect(attachment.size_bytes).toBe(bytes(`attachment ${n}`));
     });
-    for (let n = 0; n < 900; n++) {
-      // Stay within the short window's per-key limit: a new minute every 250 requests.
-      if (n % 250 === 249) service.clock.advance(60_000);
+    // Every attachment is listed with its name and size above; its bytes are read back for a spread
+    // across the whole list (the first, every ninth, the last). Each download reads the stored list
+    // of 900 again, so reading all 900 cost 30 s of one core and proved the same path 900 times.
+    const spread = [...new Set([0, ...Array.from({ length: 100 }, (_, k) => k * 9), 899])];
+    for (const n of spread) {
       const download = await service.request(message.attachments[n].download_path, { key: apiKey });
       expect(download.status).toBe(200);
       expect(await download.text()).toBe(`attachment ${n}`);
