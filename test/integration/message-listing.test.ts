@@ -26,10 +26,11 @@ async function everyPage(key: string, emailId: string, limit: number) {
 }
 
 describe('listing many messages of one address', () => {
-  it('reaches every one of 150 mails of about 15 KB through the cursor chain, none missing, none twice', async () => {
+  it('reaches every one of 110 mails of about 15 KB through the cursor chain, none missing, none twice', async () => {
     const { apiKey, email } = await service.inbox('many-mails');
     const sent: string[] = [];
-    for (let n = 0; n < 150; n++) {
+    // 110 mails: the first page of 100 already passes the 1 MB a query reads at once.
+    for (let n = 0; n < 110; n++) {
       const subject = `mail ${String(n).padStart(3, '0')}`;
       await sendMail(service.runtime.smtpPort, {
         from: 'a@example.org',
@@ -44,10 +45,10 @@ describe('listing many messages of one address', () => {
       service.clock.advance(100);
     }
     const pages = await everyPage(apiKey, email.id, 100);
-    expect(pages.map((page) => page.data.length)).toEqual([100, 50]);
+    expect(pages.map((page) => page.data.length)).toEqual([100, 10]);
     expect(pages.map((page) => page.pagination.has_more)).toEqual([true, false]);
     const listed = pages.flatMap((page) => page.data);
-    expect(new Set(listed.map((item) => item.id)).size).toBe(150);
+    expect(new Set(listed.map((item) => item.id)).size).toBe(110);
     // Newest first: the reverse of the order they were sent in.
     expect(listed.map((item) => item.subject)).toEqual([...sent].reverse());
     expect(listed.every((item) => (item as unknown as { attachment_count: number }).attachment_count === 1)).toBe(true);
