@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..');
@@ -26,6 +27,46 @@ async function sourceDigest(context: Record<string, string>): Promise<string> {
   return hash.digest('hex');
 }
 
+/** How often a process waiting for another's synthesis looks whether it has finished. */
+const lockPollMs = 250;
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `work` while holding `<out>.lock`, a folder only one process can make: `npm run
+ * start:stack` and the suites that read the synthesized stack may start together, and one
+ * synthesis (minutes of bundling on two cores) then serves them all. A lock whose holder has
+ * died is taken over.
+ */
+async function withSynthesisLock<T>(out: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${out}.lock`;
+  const owner = join(lock, 'pid');
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await readFile(owner, 'utf8').catch(() => 'NaN'));
+      if (Number.isInteger(holder) && !isRunning(holder)) await rm(lock, { recursive: true, force: true });
+      else await delay(lockPollMs);
+    }
+  }
+  try {
+    await writeFile(owner, String(process.pid));
+    return await work();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
 /**
  * The synthesized app for this context (`cdk synth` into `cdk.out.stack/`), reused when the
  * sources and context have not changed since: a first synthesis bundles every function.
@@ -34,17 +75,22 @@ export async function ensureCloudAssembly(context: Record<string, string>, log: 
   const out = process.env.TEMPMAIL_STACK_CDK_OUT ?? join(root, 'cdk.out.stack');
   const digest = await sourceDigest(context);
   const stamp = join(out, 'source-digest');
-  if (existsSync(stamp) && (await readFile(stamp, 'utf8')) === digest) return out;
-  log(`tempmail synthesizing the stack into ${relative(process.cwd(), out) || out} (a first synthesis bundles every function)`);
-  await rm(out, { recursive: true, force: true });
-  const args = ['cdk', 'synth', '--quiet', '--no-notices', '--output', out, ...Object.entries(context).flatMap(([key, value]) => ['--context', `${key}=${value}`])];
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('npx', args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, AWS_REGION: 'us-east-1' } });
-    let errors = '';
-    child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cdk synth failed (${code}): ${errors}`))));
+  const current = async () => existsSync(stamp) && (await readFile(stamp, 'utf8')) === digest;
+  if (await current()) return out;
+  return withSynthesisLock(out, async () => {
+    // Another process may have made this very synthesis while this one waited for the lock.
+    if (await current()) return out;
+    log(`tempmail synthesizing the stack into ${relative(process.cwd(), out) || out} (a first synthesis bundles every function)`);
+    await rm(out, { recursive: true, force: true });
+    const args = ['cdk', 'synth', '--quiet', '--no-notices', '--output', out, ...Object.entries(context).flatMap(([key, value]) => ['--context', `${key}=${value}`])];
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('npx', args, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, AWS_REGION: 'us-east-1' } });
+      let errors = '';
+      child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
+      child.on('error', reject);
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`cdk synth failed (${code}): ${errors}`))));
+    });
+    await writeFile(stamp, digest);
+    return out;
   });
-  await writeFile(stamp, digest);
-  return out;
 }

@@ -10,6 +10,7 @@ import type { Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { testConfig } from '../support/local-service';
+import { stackContext } from '../support/stack-context';
 import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
 import { signIn } from '../support/oidc-sign-in';
 import { sendMail } from '../support/smtp-client';
@@ -28,7 +29,7 @@ let stack: StackRuntime;
 
 beforeAll(async () => {
   // A first synthesis bundles every function (minutes); later runs reuse it while the sources are unchanged.
-  cdkOut = await ensureCloudAssembly({ stage: config.env, domains: config.domains.join(',') }, () => undefined);
+  cdkOut = await ensureCloudAssembly(stackContext, () => undefined);
   stack = await startStack(config, { cdkOut });
 }, 600_000);
 afterAll(() => stack?.close());
