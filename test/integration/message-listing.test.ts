@@ -1,6 +1,6 @@
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
-import { sendMail, sendRaw } from '../support/smtp-client';
+import { smtpSession } from '../support/smtp-client';
 
 let service: TestService;
 
@@ -30,9 +30,10 @@ describe('listing many messages of one address', () => {
     const { apiKey, email } = await service.inbox('many-mails');
     const sent: string[] = [];
     // 110 mails: the first page of 100 already passes the 1 MB a query reads at once.
+    const smtp = await smtpSession(service.runtime.smtpPort);
     for (let n = 0; n < 110; n++) {
       const subject = `mail ${String(n).padStart(3, '0')}`;
-      await sendMail(service.runtime.smtpPort, {
+      await smtp.send({
         from: 'a@example.org',
         to: email.address,
         subject,
@@ -44,6 +45,7 @@ describe('listing many messages of one address', () => {
       sent.push(subject);
       service.clock.advance(100);
     }
+    smtp.close();
     const pages = await everyPage(apiKey, email.id, 100);
     expect(pages.map((page) => page.data.length)).toEqual([100, 10]);
     expect(pages.map((page) => page.pagination.has_more)).toEqual([true, false]);
@@ -59,13 +61,15 @@ describe('listing many messages of one address', () => {
     // 100 addresses of 300 bytes in To and a 2 KB subject: about 33 KB of listed fields per message.
     const to = Array.from({ length: 100 }, (_, i) => `${'r'.repeat(290)}${String(i).padStart(3, '0')}@example.org`);
     const sent: string[] = [];
+    const smtp = await smtpSession(service.runtime.smtpPort);
     for (let n = 0; n < 45; n++) {
       const subject = `${String(n).padStart(3, '0')} ${'s'.repeat(2000)}`;
       const raw = `From: a@example.org\r\nTo: ${to.join(',\r\n ')}\r\nSubject: ${subject}\r\n\r\nbody ${n}\r\n`;
-      await sendRaw(service.runtime.smtpPort, { from: 'a@example.org', to: [email.address] }, raw);
+      await smtp.send({ envelope: { from: 'a@example.org', to: [email.address] }, raw });
       sent.push(subject.slice(0, 3));
       service.clock.advance(100);
     }
+    smtp.close();
     const pages = await everyPage(apiKey, email.id, 40);
     expect(pages.map((page) => page.data.length)).toEqual([40, 5]);
     const listed = pages.flatMap((page) => page.data);
