@@ -37,6 +37,8 @@ export async function startSmtpIntake<Accepted>(options: SmtpIntakeOptions<Accep
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: maxMessageBytes,
     logger: false,
+    // Nothing here reads the client's reverse DNS name: skip the lookup each connection would wait for.
+    disableReverseLookup: true,
     onRcptTo(address, session, callback) {
       options.acceptRecipient(address.address).then(
         (accepted) => {
