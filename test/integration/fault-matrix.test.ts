@@ -4,7 +4,7 @@ import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { faultPlan, type FaultKind } from '../support/fault-plan';
-import { refusalCode, sendMail, sendRaw } from '../support/smtp-client';
+import { refusalCode, sendMail, sendRaw, smtpSession, type SmtpSession } from '../support/smtp-client';
 
 /**
  * Fault injection at every storage call: each route of the route table and the ingest path run
@@ -160,10 +160,10 @@ function mailFor(caseId: string) {
   };
 }
 
-/** Sends a mail; its reply code and the codes of the recipients refused at RCPT TO. */
-async function deliver(mail: ReturnType<typeof mailFor>): Promise<{ code: number; rejected: number[] }> {
+/** Sends a mail in the session; its reply code and the codes of the recipients refused at RCPT TO. */
+async function deliver(smtp: SmtpSession, mail: ReturnType<typeof mailFor>): Promise<{ code: number; rejected: number[] }> {
   try {
-    const info = (await sendRaw(service.runtime.smtpPort, mail.envelope, mail.raw)) as { response: string; rejectedErrors?: { responseCode?: number }[] };
+    const info = (await smtp.send(mail)) as { response: string; rejectedErrors?: { responseCode?: number }[] };
     return { code: Number(info.response.slice(0, 3)), rejected: (info.rejectedErrors ?? []).map((error) => error.responseCode ?? 0) };
   } catch (error) {
     return { code: (error as { responseCode?: number }).responseCode ?? 0, rejected: [] };
@@ -190,8 +190,9 @@ describe('a storage failure at every call of the ingest path', () => {
   it('answers 451, shows nothing half-written, and the sender’s retry delivers once to each address', async () => {
     const cleanId = randomUUID();
     plan.start();
-    const { envelope, raw } = mailFor(cleanId);
-    await sendRaw(service.runtime.smtpPort, envelope, raw);
+    // One SMTP session for every case, as the sending server's queue would use.
+    const smtp = await smtpSession(service.runtime.smtpPort);
+    await smtp.send(mailFor(cleanId));
     const calls = plan.calls();
     expect(calls.length).toBeGreaterThanOrEqual(6);
     figures.calls += calls.length;
@@ -203,7 +204,7 @@ describe('a storage failure at every call of the ingest path', () => {
         const caseId = randomUUID();
         const mail = mailFor(caseId);
         plan.start({ at, kind });
-        const answer = await deliver(mail);
+        const answer = await deliver(smtp, mail);
         figures.cases += 1;
         if (!plan.fired()) problems.push(`${where}: the call was not reached`);
         // The whole mail refused for now (451 after DATA), or the one recipient looked up when storage failed (451 at RCPT TO).
@@ -214,7 +215,7 @@ describe('a storage failure at every call of the ingest path', () => {
           const partial = await deliveredAt(emailId, caseId);
           if (!partial.whole) problems.push(`${where}: a half-written message is visible after 451`);
         }
-        const retry = await refusalCode(sendRaw(service.runtime.smtpPort, mail.envelope, mail.raw));
+        const retry = await refusalCode(smtp.send(mail));
         if (retry !== undefined) problems.push(`${where}: the retry answered ${retry}`);
         for (const emailId of [inbox.emailId, inbox.otherEmailId]) {
           const delivered = await deliveredAt(emailId, caseId);
@@ -222,6 +223,7 @@ describe('a storage failure at every call of the ingest path', () => {
         }
       }
     }
+    smtp.close();
     expect(problems).toEqual([]);
   }, 180_000);
 

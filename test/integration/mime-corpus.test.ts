@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
-import { sendMail, sendRaw } from '../support/smtp-client';
+import { sendMail, smtpSession, type SmtpSession } from '../support/smtp-client';
 
 interface Expectation {
   file: string;
@@ -33,17 +33,23 @@ function asSentOverSmtp(raw: Buffer): Buffer {
 
 let service: TestService;
 let apiKey: string;
+/** One SMTP session delivers the whole corpus, as a relay delivering a queue would. */
+let smtp: SmtpSession;
 
 beforeAll(async () => {
   service = await startTestService();
   ({ apiKey } = await service.account('paid'));
+  smtp = await smtpSession(service.runtime.smtpPort);
 });
-afterAll(() => service.close());
+afterAll(async () => {
+  smtp.close();
+  await service.close();
+});
 
 /** Sends raw bytes to a fresh address of ours and returns the one message it became. */
 async function deliver(raw: Buffer, localPart: string) {
   const email = (await json(await service.createEmail(apiKey, { local_part: localPart }))).data;
-  await sendRaw(service.runtime.smtpPort, { from: 'corpus@example.org', to: [email.address] }, raw);
+  await smtp.send({ envelope: { from: 'corpus@example.org', to: [email.address] }, raw });
   const list = await json(await service.request(`/v1/emails/${email.id}/messages`, { key: apiKey }));
   expect(list.data).toHaveLength(1);
   const read = await service.request(`/v1/messages/${list.data[0].id}`, { key: apiKey });
