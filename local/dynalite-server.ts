@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import type { MessagePort } from 'node:worker_threads';
 import { makeDynaliteWritesAtomic } from './dynalite-atomic-writes';
+import { serveChannel } from './dynalite-channel';
 
 export interface DynaliteOptions {
   /** LevelDB directory; without one the data lives in memory. */
@@ -11,6 +13,8 @@ export interface DynaliteOptions {
 
 export interface DynaliteServer {
   port: number;
+  /** Answers the requests posted on a MessagePort as well (see dynalite-channel.ts). */
+  serve(channel: MessagePort): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export async function listenDynalite(options: DynaliteOptions): Promise<Dynalite
   const { port } = server.address() as AddressInfo;
   return {
     port,
+    serve: (channel) => serveChannel(channel, server),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error?: Error) => (error ? reject(error) : resolve()));

@@ -1,11 +1,14 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { tableDefinitions, tableKeys, type TableDefinition, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
+import { channelRequestHandler } from './dynalite-channel';
 import type { DynaliteOptions } from './dynalite-server';
 
 export interface LocalDynamoDb {
   endpoint: string;
+  /** The SDK request handler that reaches the thread without TCP or HTTP (dynalite-channel.ts). */
+  requestHandler: ReturnType<typeof channelRequestHandler>;
   close(): Promise<void>;
 }
 
@@ -19,9 +22,11 @@ type ThreadReply = { port: number } | { error: string } | 'closed';
  */
 export async function startLocalDynamoDb(options: DynaliteOptions = {}): Promise<LocalDynamoDb> {
   const entry = join(__dirname, 'dynalite-thread.ts');
+  const channel = new MessageChannel();
   const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
     eval: true,
-    workerData: options,
+    workerData: { ...options, channel: channel.port2 },
+    transferList: [channel.port2],
   });
   const reply = await nextReply(worker);
   if (reply === 'closed' || 'error' in reply) {
@@ -30,10 +35,12 @@ export async function startLocalDynamoDb(options: DynaliteOptions = {}): Promise
   }
   return {
     endpoint: `http://127.0.0.1:${reply.port}`,
+    requestHandler: channelRequestHandler(channel.port1),
     close: async () => {
       worker.postMessage('close');
       const closed = await nextReply(worker);
       await worker.terminate();
+      channel.port1.close();
       if (closed !== 'closed') throw new Error(`dynalite did not close: ${'error' in closed ? closed.error : 'no answer'}`);
     },
   };

@@ -74,7 +74,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const dynamodb = await startLocalDynamoDb({ path: config.dataDir && join(config.dataDir, 'dynamodb') });
   const tableNames = localTableNames();
   await ensureTables(dynamodb.endpoint, tableNames);
-  const client = createDocumentClient({ endpoint: dynamodb.endpoint });
+  const client = createDocumentClient({ endpoint: dynamodb.endpoint, requestHandler: dynamodb.requestHandler });
   recordCalls(client, Object.fromEntries(tableKeys.map((key) => [tableNames[key], tableEnvironmentName(key)])));
   overrides.instrumentDynamoDb?.(client);
   const services: BlobServices = {

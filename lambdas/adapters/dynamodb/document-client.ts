@@ -1,10 +1,12 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DocumentClientOptions {
   /** A DynamoDB-compatible endpoint (the local dynalite); the SDK's default when absent. */
   endpoint?: string;
   region?: string;
+  /** How requests reach the endpoint, when not over HTTP (the local runtime's storage thread). */
+  requestHandler?: DynamoDBClientConfig['requestHandler'];
 }
 
 /** The document client every DynamoDB adapter shares; built once per composition root. */
@@ -15,6 +17,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
       ? { endpoint: options.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
     region: options.region ?? (local ? 'local' : undefined),
+    ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
     maxAttempts: 3,
   });
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
