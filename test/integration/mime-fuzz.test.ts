@@ -145,7 +145,7 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 describe('MIME fuzzing through the SMTP intake', () => {
-  it(`answers every one of ${inputs.length} mutated and extreme messages honestly, within 5 s, in bounded memory`, async () => {
+  it(`answers every one of ${inputs.length} mutated and extreme messages honestly, within 5 s of processor time each, in bounded memory`, async () => {
     const outcomes: string[] = [];
     const problems: string[] = [];
     let slowest = { name: '', ms: 0 };
@@ -160,7 +160,8 @@ describe('MIME fuzzing through the SMTP intake', () => {
       for (const input of inputs) {
         // A second per message: the newest listed message is this one, and reads stay within the short window.
         service.clock.advance(1_000);
-        const started = Date.now();
+        // Processor time, not wall time: what a message costs the service, whatever else shares the machine.
+        const started = process.cpuUsage();
         let reply: { code: number; text: string };
         try {
           const sent = await transport.sendMail({ envelope: { from: 'fuzz@example.org', to: [address] }, raw: input.raw });
@@ -169,9 +170,10 @@ describe('MIME fuzzing through the SMTP intake', () => {
           const failure = error as { responseCode?: number; response?: string; message: string };
           reply = { code: failure.responseCode ?? 0, text: failure.response ?? failure.message };
         }
-        const ms = Date.now() - started;
+        const spent = process.cpuUsage(started);
+        const ms = Math.round((spent.user + spent.system) / 1000);
         if (ms > slowest.ms) slowest = { name: input.name, ms };
-        if (ms > 5_000) problems.push(`${input.name}: answered after ${ms} ms`);
+        if (ms > 5_000) problems.push(`${input.name}: answered after ${ms} ms of processor time`);
         outcomes.push(String(reply.code));
         if (reply.code === 250) {
           const list = await json(await service.request(`/v1/emails/${emailId}/messages?limit=1`, { key: apiKey }));
@@ -199,7 +201,7 @@ describe('MIME fuzzing through the SMTP intake', () => {
     const counts = outcomes.reduce<Record<string, number>>((all, code) => ({ ...all, [code]: (all[code] ?? 0) + 1 }), {});
     process.stdout.write(
       `MIME fuzzing: ${inputs.length} distinct inputs of ${generated.length} generated (${corpus.length} corpus messages x ${Object.keys(mutations).length} mutations + ${extremes().length} extremes); ` +
-        `answers ${JSON.stringify(counts)}; slowest ${slowest.ms} ms (${slowest.name}); RSS ${Math.round(rssBefore / 1048576)} MB at the start, ` +
+        `answers ${JSON.stringify(counts)}; slowest ${slowest.ms} ms of processor time (${slowest.name}); RSS ${Math.round(rssBefore / 1048576)} MB at the start, ` +
         `peak ${Math.round(peakRss / 1048576)} MB (+${Math.round((peakRss - rssBefore) / 1048576)} MB); ` +
         `heap ${Math.round(heapBefore / 1048576)} MB before, ${Math.round(heapAfter / 1048576)} MB after\n`,
     );
