@@ -1,0 +1,187 @@
+"""The typed errors of the client: one class per error code of the OpenAPI document."""
+
+import json
+from typing import Dict, List, Optional, Type, TypedDict
+
+
+class ErrorDetail(TypedDict, total=False):
+    """One entry of an error's ``details``: which field was wrong (``field``), and why (``reason``)."""
+
+    field: str
+    reason: str
+
+
+class TempmailError(Exception):
+    """
+    An error answer of the service, in the contract's error shape: the HTTP ``status``, the stable
+    ``code``, the human ``message``, the ``request_id`` (the same as the ``X-Request-Id`` header;
+    quote it when you report a problem) and the field ``details`` of a 400 or 422.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        request_id: Optional[str],
+        details: Optional[List[ErrorDetail]] = None,
+    ) -> None:
+        super().__init__(message)
+        self.status: Optional[int] = status
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        self.details: List[ErrorDetail] = list(details or [])
+
+
+class InvalidRequestError(TempmailError):
+    """400 ``invalid_request``."""
+
+
+class InvalidApiKeyError(TempmailError):
+    """401 ``invalid_api_key``: the key is missing, unknown or revoked."""
+
+
+class ForbiddenError(TempmailError):
+    """403 ``forbidden``."""
+
+
+class NotFoundError(TempmailError):
+    """404 ``resource_not_found``."""
+
+
+class ConflictError(TempmailError):
+    """409 ``idempotency_key_reused`` or ``address_unavailable``."""
+
+
+class PayloadTooLargeError(TempmailError):
+    """413 ``payload_too_large``."""
+
+
+class PolicyViolationError(TempmailError):
+    """422 ``policy_violation``."""
+
+
+class InternalError(TempmailError):
+    """500 ``internal_error``."""
+
+
+class ServiceUnavailableError(TempmailError):
+    """503 ``service_unavailable``."""
+
+
+class RateLimitedError(TempmailError):
+    """429 ``rate_limit_exceeded``: the short-window limit still refused the request after the client's own retries."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        request_id: Optional[str],
+        details: Optional[List[ErrorDetail]] = None,
+        retry_after: Optional[int] = None,
+    ) -> None:
+        super().__init__(status, code, message, request_id, details)
+        #: The last ``Retry-After``, in seconds.
+        self.retry_after = retry_after
+
+
+class AllowanceExhaustedError(RateLimitedError):
+    """
+    The account's request allowance is used up (a 429 whose ``RateLimit-Remaining`` is 0). Waiting
+    does not help: a free account's 100 requests never renew, and a paid balance grows only by a
+    grant. Reported at once, never retried.
+    """
+
+
+class TempmailNetworkError(Exception):
+    """The service could not be reached (connection refused, reset, a request time-out) after the client's retries."""
+
+
+class WaitTimeoutError(Exception):
+    """
+    A wait reached its deadline (``reason == "deadline"``) or its request budget (``"budget"``)
+    without the messages it waited for. ``requests`` is what the wait spent; ``seen_subjects`` the
+    subjects that arrived but did not match, newest first; ``__cause__`` the last error, if any.
+    ``status`` and ``request_id`` are those of the last error answer (None when there was none);
+    ``code`` is ``"wait_timeout"``.
+    """
+
+    code = "wait_timeout"
+
+    def __init__(
+        self,
+        email_id: str,
+        timeout: float,
+        requests: int,
+        seen_subjects: List[str],
+        reason: str = "deadline",
+        last_error: Optional[BaseException] = None,
+    ) -> None:
+        within = "before the wait's request budget was spent" if reason == "budget" else f"within {timeout:g} s"
+        arrived = (
+            "did not match: " + ", ".join(_quoted(subject) for subject in seen_subjects)
+            if seen_subjects
+            else "none arrived"
+        )
+        last = f"; last error: {last_error}" if last_error is not None else ""
+        super().__init__(f"No matching message arrived at {email_id} {within} ({requests} requests; {arrived}){last}")
+        self.email_id = email_id
+        self.timeout = timeout
+        self.requests = requests
+        self.seen_subjects = seen_subjects
+        self.reason = reason
+        self.status: Optional[int] = last_error.status if isinstance(last_error, TempmailError) else None
+        self.request_id: Optional[str] = last_error.request_id if isinstance(last_error, TempmailError) else None
+
+
+def _quoted(subject: str) -> str:
+    return json.dumps(subject, ensure_ascii=False)
+
+
+_BY_CODE: Dict[str, Type[TempmailError]] = {
+    "invalid_request": InvalidRequestError,
+    "invalid_api_key": InvalidApiKeyError,
+    "forbidden": ForbiddenError,
+    "resource_not_found": NotFoundError,
+    "idempotency_key_reused": ConflictError,
+    "address_unavailable": ConflictError,
+    "payload_too_large": PayloadTooLargeError,
+    "policy_violation": PolicyViolationError,
+    "internal_error": InternalError,
+    "service_unavailable": ServiceUnavailableError,
+}
+
+_BY_STATUS: Dict[int, Type[TempmailError]] = {
+    400: InvalidRequestError,
+    401: InvalidApiKeyError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: PayloadTooLargeError,
+    422: PolicyViolationError,
+    500: InternalError,
+    503: ServiceUnavailableError,
+}
+
+
+def error_for(
+    status: int,
+    code: str,
+    message: str,
+    request_id: Optional[str],
+    details: List[ErrorDetail],
+    retry_after: Optional[int],
+    remaining: Optional[str],
+) -> TempmailError:
+    """
+    The typed error of an answer, chosen by its code, else by its status. A 429 whose
+    ``RateLimit-Remaining`` is 0 is the used-up allowance (the short window's 429 reports the
+    allowance still left); every other 429 is the short window.
+    """
+    if status == 429:
+        kind = AllowanceExhaustedError if (remaining or "").strip() == "0" else RateLimitedError
+        return kind(status, code, message, request_id, details, retry_after)
+    error_type = _BY_CODE.get(code) or _BY_STATUS.get(status) or TempmailError
+    return error_type(status, code, message, request_id, details)

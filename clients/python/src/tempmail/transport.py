@@ -1,0 +1,59 @@
+"""One HTTP exchange, over the standard library's urllib: the only place the client touches the network."""
+
+import http.client
+import socket
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str
+    url: str
+    headers: Dict[str, str]
+    body: Optional[bytes]
+    #: Seconds this exchange may take.
+    timeout: float
+
+
+@dataclass(frozen=True)
+class HttpResponse:
+    status: int
+    #: Header names lower-cased.
+    headers: Dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+class TransportError(Exception):
+    """The exchange failed before an answer came: refused, reset, or timed out (``timed_out``)."""
+
+    def __init__(self, reason: str, timed_out: bool = False) -> None:
+        super().__init__(reason)
+        self.timed_out = timed_out
+
+
+#: What the client sends its requests through; tests give a fake one.
+Transport = Callable[[HttpRequest], HttpResponse]
+
+
+def urllib_transport(request: HttpRequest) -> HttpResponse:
+    """Sends a request with urllib; every HTTP status is an answer, only a failed exchange raises ``TransportError``."""
+    outgoing = urllib.request.Request(request.url, data=request.body, headers=request.headers, method=request.method)
+    try:
+        with urllib.request.urlopen(outgoing, timeout=request.timeout) as answer:
+            return HttpResponse(answer.status, _lower(answer.headers.items()), answer.read())
+    except urllib.error.HTTPError as answer:
+        with answer:
+            return HttpResponse(answer.code, _lower(answer.headers.items()), answer.read())
+    except urllib.error.URLError as error:
+        raise TransportError(str(error.reason), isinstance(error.reason, socket.timeout)) from error
+    except socket.timeout as error:
+        raise TransportError("timed out", True) from error
+    except (OSError, http.client.HTTPException) as error:
+        raise TransportError(f"{type(error).__name__}: {error}") from error
+
+
+def _lower(headers: Iterable[Tuple[str, str]]) -> Dict[str, str]:
+    return {name.lower(): value for name, value in headers}

@@ -1,0 +1,241 @@
+"""The client's wait for new mail: marks, matchers, the polling schedule and its deadline."""
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable, Dict, List, Optional, Pattern, Protocol, Set, Tuple, Union
+
+from .errors import AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, TempmailNetworkError, WaitTimeoutError
+from .resources import Message, MessageListItem, MessagePage
+
+#: A text test: a substring (case-insensitive) or a compiled regular expression (tested with ``search``).
+TextMatcher = Union[str, Pattern[str]]
+
+PAGE = 100
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What an inbox held when it was marked: its message ids and the newest ``received_at`` as the server wrote it."""
+
+    email_id: str
+    ids: Tuple[str, ...]
+    newest_received_at: Optional[str]
+
+
+@dataclass(frozen=True)
+class MessageMatch:
+    """The tests a wanted message passes; every one given must pass."""
+
+    #: Tested against the whole ``from`` display text (name and address).
+    from_: Optional[TextMatcher] = None
+    #: Passes when any recipient passes.
+    to: Optional[TextMatcher] = None
+    subject: Optional[TextMatcher] = None
+    #: Tested against ``text`` and sanitized ``html``; needs the whole message (one charged read per candidate).
+    body: Optional[TextMatcher] = None
+    #: Any further test on the whole message.
+    where: Optional[Callable[[Message], bool]] = None
+
+
+class WaitingClient(Protocol):
+    """The part of the client a wait uses: one-attempt requests, its clock and its memory."""
+
+    def _list_once(self, email_id: str, cursor: Optional[str], request_timeout: float) -> MessagePage: ...
+
+    def _read_once(self, message_id: str, request_timeout: float) -> Message: ...
+
+    def now(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+    def returned_ids(self, email_id: str) -> Set[str]: ...
+
+
+def positive_seconds(value: object, name: str) -> float:
+    """A time-out or deadline: a finite number of seconds above 0, else ``ValueError`` at the call."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number of seconds above 0, got {value!r}")
+    return float(value)
+
+
+def take_mark(client: WaitingClient, email_id: str, request_timeout: float) -> Mark:
+    """Lists the inbox once (the largest page) and records what is there."""
+    page = client._list_once(email_id, None, request_timeout)
+    newest: Optional[str] = None
+    for item in page["data"]:
+        if newest is None or _instant(item["received_at"]) > _instant(newest):
+            newest = item["received_at"]
+    return Mark(email_id, tuple(item["id"] for item in page["data"]), newest)
+
+
+def is_after(item: MessageListItem, after: Optional[Mark], since: Optional[datetime]) -> bool:
+    """Whether a listed message is new for a wait: not in the mark, not older than it, not before ``since``."""
+    if after is not None:
+        if item["id"] in after.ids:
+            return False
+        if after.newest_received_at is not None and _instant(item["received_at"]) < _instant(after.newest_received_at):
+            return False
+    return not (since is not None and _instant(item["received_at"]) < since.timestamp())
+
+
+def list_matches(match: MessageMatch, item: MessageListItem) -> bool:
+    """The tests a listing can answer: from, subject and any recipient."""
+    return (
+        _matches(match.from_, item["from"])
+        and _matches(match.subject, item["subject"])
+        and (match.to is None or any(_matches(match.to, to) for to in item["to"]))
+    )
+
+
+def whole_matches(match: MessageMatch, message: Message) -> bool:
+    """The tests that need the whole message: body and where."""
+    body_passes = match.body is None or _matches(match.body, message["text"]) or _matches(match.body, message["html"])
+    return body_passes and (match.where is None or match.where(message))
+
+
+@dataclass
+class WaitOptions:
+    """How long and how a wait polls. Durations in seconds."""
+
+    timeout: float = 30.0
+    after: Optional[Mark] = None
+    since: Optional[datetime] = None
+    max_requests: Optional[int] = None
+    initial_interval: float = 1.0
+    max_interval: float = 5.0
+    request_timeout: float = 30.0
+    on_spent: Optional[Callable[[int], None]] = None
+
+
+def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: MessageMatch, options: WaitOptions) -> List[Message]:
+    """
+    Polls an email's messages until ``count`` new ones match, and returns them (whole), oldest
+    first. The service never waits on the client's behalf (contract), so this is the client's
+    loop: list (newest first, 100 a page), test the new arrivals, sleep, list again, until the
+    deadline.
+
+    New means: not returned by an earlier wait of the same client, not in the ``after`` mark nor
+    older than its newest message, not before ``since``.
+
+    What it costs: every page is a charged request (a poll stops paging at the first message of
+    the mark, older than it, or seen by an earlier poll), and so is each whole-message read. The
+    schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s: a 30-second wait
+    that finds nothing costs 9 requests. ``max_requests`` bounds it.
+
+    The deadline caps every sleep and every request; 5xx answers, network failures and the short
+    window's 429 are waited through. A used-up allowance and any other 4xx end the wait at once.
+    Raises ``WaitTimeoutError`` (with the last error as its cause) at the deadline or the budget.
+    """
+    timeout = positive_seconds(options.timeout, "timeout")
+    request_timeout = positive_seconds(options.request_timeout, "request_timeout")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be an integer of at least 1, got {count!r}")
+    max_requests = options.max_requests
+    if max_requests is not None and (isinstance(max_requests, bool) or not isinstance(max_requests, int) or max_requests < 1):
+        raise ValueError(f"max_requests must be an integer of at least 1, got {max_requests!r}")
+    if options.after is not None and options.after.email_id != email_id:
+        raise ValueError(f"The mark was taken of {options.after.email_id}, not of {email_id}")
+
+    deadline = client.now() + timeout
+    needs_whole = match.body is not None or match.where is not None
+    returned = client.returned_ids(email_id)
+    rejected: Dict[str, str] = {}
+    seen: Set[str] = set()
+    found: List[Message] = []
+    requests = 0
+    last_error: Optional[BaseException] = None
+    interval = options.initial_interval
+
+    def timed_out(reason: str) -> WaitTimeoutError:
+        error = WaitTimeoutError(email_id, timeout, requests, list(reversed(rejected.values())), reason, last_error)
+        error.__cause__ = last_error
+        return error
+
+    def spend() -> float:
+        """Counts the next request against the budget, and gives its time-out, capped by the deadline."""
+        nonlocal requests
+        left = deadline - client.now()
+        if left <= 0:
+            raise timed_out("deadline")
+        if max_requests is not None and requests >= max_requests:
+            raise timed_out("budget")
+        requests += 1
+        return min(request_timeout, left)
+
+    try:
+        while True:
+            retry_after = 0.0
+            try:
+                arrivals: List[MessageListItem] = []
+                cursor: Optional[str] = None
+                while True:
+                    page = client._list_once(email_id, cursor, spend())
+                    reached_old = False
+                    for item in page["data"]:
+                        # Newest first: the first message seen before or older than the mark ends the new ones.
+                        if item["id"] in seen or (options.after is not None and not is_after(item, options.after, None)):
+                            reached_old = True
+                            break
+                        arrivals.append(item)
+                    pagination = page["pagination"]
+                    cursor = pagination.get("next_cursor") if pagination["has_more"] and not reached_old else None
+                    if cursor is None:
+                        break
+                seen.update(item["id"] for item in arrivals)
+
+                # Oldest first among the new ones: the first mail that matches is the one the caller waits for.
+                for item in reversed(arrivals):
+                    if item["id"] in returned or not is_after(item, options.after, options.since):
+                        continue
+                    if not list_matches(match, item):
+                        rejected[item["id"]] = item["subject"]
+                        continue
+                    try:
+                        message = client._read_once(item["id"], spend())
+                    except NotFoundError:
+                        continue  # expired between the listing and the read
+                    if needs_whole and not whole_matches(match, message):
+                        rejected[item["id"]] = item["subject"]
+                        continue
+                    found.append(message)
+                    if len(found) == count:
+                        returned.update(each["id"] for each in found)
+                        return found
+            except (TempmailError, TempmailNetworkError) as error:
+                if not _is_passing(error):
+                    raise
+                last_error = error
+                if isinstance(error, RateLimitedError) and error.retry_after is not None:
+                    retry_after = float(error.retry_after)
+            remaining = deadline - client.now()
+            if remaining <= 0:
+                raise timed_out("deadline")
+            client.sleep(min(max(interval, retry_after), remaining))
+            interval = min(options.max_interval, interval * 1.5)
+    finally:
+        if options.on_spent is not None:
+            options.on_spent(requests)
+
+
+def _is_passing(error: Exception) -> bool:
+    """A failure a wait polls through: a 5xx, a network failure or time-out, the short window's 429."""
+    if isinstance(error, AllowanceExhaustedError):
+        return False
+    if isinstance(error, TempmailError):
+        return error.status is not None and (error.status == 429 or error.status >= 500)
+    return isinstance(error, TempmailNetworkError)
+
+
+def _matches(matcher: Optional[TextMatcher], value: str) -> bool:
+    if matcher is None:
+        return True
+    if isinstance(matcher, str):
+        return matcher.lower() in value.lower()
+    return matcher.search(value) is not None
+
+
+def _instant(value: str) -> float:
+    """An RFC 3339 instant as seconds since the epoch (``Z`` accepted on Python 3.9 and 3.10)."""
+    return datetime.fromisoformat(re.sub(r"[zZ]$", "+00:00", value)).timestamp()
