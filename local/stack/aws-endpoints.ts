@@ -71,6 +71,8 @@ export async function startFunctionEndpoint(
     let command: string | undefined;
     let input: Record<string, unknown> = {};
     let s3: S3Operation | undefined;
+    // A call that cannot be evaluated fails as a service fault, in the protocol the SDK reads.
+    const failure = (message: string) => (service === 's3' ? s3Error(res, 500, 'InternalError', message) : jsonError(res, 500, 'InternalFailure', message));
     if (service === 's3') {
       s3 = s3Operation(req.method ?? 'GET', url);
       if (s3) ({ command, input } = s3);
@@ -86,7 +88,7 @@ export async function startFunctionEndpoint(
     if (mapped.kind === 'unmappable') {
       record({ function: fn.name, service, action: command ?? '', resource: '', decision: 'unmappable' });
       logger.error('aws call not evaluated', { function: fn.name, reason: mapped.reason });
-      return jsonError(res, 500, 'InternalFailure', `the local stack cannot evaluate this call: ${mapped.reason}`);
+      return failure(`the local stack cannot evaluate this call: ${mapped.reason}`);
     }
     for (const request of mapped.requests) {
       const decision = await evaluate(fn.role, request);
@@ -101,7 +103,7 @@ export async function startFunctionEndpoint(
         resource: request.resource,
         reason: decision.reason,
       });
-      if (decision.result === 'unmappable') return jsonError(res, 500, 'InternalFailure', decision.reason);
+      if (decision.result === 'unmappable') return failure(`the local stack cannot evaluate this call: ${decision.reason}`);
       const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} because no identity-based policy allows the ${request.action} action`;
       if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
       return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
