@@ -24,6 +24,8 @@ export interface AwsBackends {
 
 export interface FunctionEndpoint {
   url: string;
+  /** How many HTTP requests reached this endpoint: each was judged (or refused as unmappable). */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,9 @@ export async function startFunctionEndpoint(
   logger: Logger,
 ): Promise<FunctionEndpoint> {
   const principal = `arn:aws:sts::${localNaming.account}:assumed-role/${fn.role.roleArn.split('/').pop()}/${fn.name}`;
+  let requests = 0;
   const server: Server = createServer((req, res) => {
+    requests += 1;
     serve(req, res).catch((error: Error) => {
       logger.error('aws endpoint failed', { function: fn.name, error: error.message });
       if (!res.headersSent) jsonError(res, 500, 'InternalFailure', 'local endpoint failure');
@@ -122,6 +126,9 @@ export async function startFunctionEndpoint(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return requests;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

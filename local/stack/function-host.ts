@@ -13,6 +13,14 @@ export class FunctionError extends Error {
   }
 }
 
+interface WorkerMessage {
+  id: number;
+  chunk?: Uint8Array;
+  result?: unknown;
+  error?: { errorType: string; errorMessage: string };
+  outbound?: { kind: 'request' | 'connection'; target: string };
+}
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -30,6 +38,8 @@ export class FunctionHost {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   invocations = 0;
+  /** What the function sent over the network, by `host:port`: HTTP requests counted, TCP connections listed. */
+  readonly outbound = { requests: new Map<string, number>(), connections: new Set<string>() };
 
   constructor(
     readonly fn: StackFunction,
@@ -77,7 +87,8 @@ export class FunctionHost {
       stdout: false,
       stderr: false,
     });
-    worker.on('message', (message: { id: number; chunk?: Uint8Array; result?: unknown; error?: { errorType: string; errorMessage: string } }) => {
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.outbound) return this.noteOutbound(message.outbound);
       const pending = this.pending.get(message.id);
       if (!pending) return;
       if (message.chunk) {
@@ -97,6 +108,11 @@ export class FunctionHost {
     worker.unref();
     this.worker = worker;
     return worker;
+  }
+
+  private noteOutbound({ kind, target }: { kind: 'request' | 'connection'; target: string }): void {
+    if (kind === 'connection') this.outbound.connections.add(target);
+    else this.outbound.requests.set(target, (this.outbound.requests.get(target) ?? 0) + 1);
   }
 
   private fail(worker: Worker, error: Error): void {

@@ -43,6 +43,14 @@ export interface StackOptions {
   editTemplate?: (template: Template) => void;
 }
 
+export interface RunningFunction {
+  name: string;
+  environment: Record<string, string>;
+  invocations: number;
+  outbound: { requests: Record<string, number>; connections: string[] };
+  endpointRequests: number;
+}
+
 export interface StackRuntime {
   apiUrl: string;
   consoleUrl: string;
@@ -52,8 +60,11 @@ export interface StackRuntime {
   services: ApiServices;
   /** Every AWS call the functions made, as evaluated. */
   calls: EvaluatedCall[];
-  /** The functions that run, by logical id, with their environment as given. */
-  functions: Map<string, { name: string; environment: Record<string, string>; invocations: number }>;
+  /**
+   * The functions that run, by logical id: their environment as given, how often each was invoked,
+   * what each sent over the network (by `host:port`) and how many requests its AWS endpoint judged.
+   */
+  functions: Map<string, RunningFunction>;
   /** Runs the scheduled sweeper once now. */
   sweep(): Promise<unknown>;
   /** Resolves once every asynchronous (Event) invocation so far has finished, its retries included. */
@@ -119,7 +130,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   for (const domain of config.domains) await addDomain(domain, operator);
 
   const calls: EvaluatedCall[] = [];
-  const endpoints: FunctionEndpoint[] = [];
+  const endpoints = new Map<string, FunctionEndpoint>();
   const hosts = new Map<string, FunctionHost>();
   // The console's issuer stands in for the user pool: known once the front listens.
   let front: ConsoleFront | undefined;
@@ -141,7 +152,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
 
   for (const fn of functions) {
     const endpoint = await startFunctionEndpoint(fn, { dynamodb: dynamodb.endpoint, s3, secrets }, (call) => calls.push(call), logger);
-    endpoints.push(endpoint);
+    endpoints.set(fn.logicalId, endpoint);
     const environment = {
       ...fn.environment,
       ...(fn.environment.OIDC_ISSUER !== undefined ? { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: front.clientId } : {}),
@@ -264,7 +275,18 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     services: operator,
     calls,
     get functions() {
-      return new Map([...hosts].map(([logicalId, fnHost]) => [logicalId, { name: fnHost.fn.name, environment: fnHost.environment(), invocations: fnHost.invocations }]));
+      return new Map(
+        [...hosts].map(([logicalId, fnHost]): [string, RunningFunction] => [
+          logicalId,
+          {
+            name: fnHost.fn.name,
+            environment: fnHost.environment(),
+            invocations: fnHost.invocations,
+            outbound: { requests: Object.fromEntries(fnHost.outbound.requests), connections: [...fnHost.outbound.connections] },
+            endpointRequests: endpoints.get(logicalId)!.requests,
+          },
+        ]),
+      );
     },
     sweep: () => Promise.all(scheduled.map((schedule) => host(schedule.functionId).invoke(scheduledEvent()))),
     settled: async () => {
@@ -275,7 +297,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       await Promise.all([smtp.close(), gateway.close()]);
       await Promise.all([...inFlight]).catch(() => undefined);
       await Promise.all([...hosts.values()].map((fnHost) => fnHost.close()));
-      await Promise.all(endpoints.map((endpoint) => endpoint.close()));
+      await Promise.all([...endpoints.values()].map((endpoint) => endpoint.close()));
       if (config.dataDir) await withdrawEndpoint(config.dataDir);
       admin.destroy();
       await dynamodb.close();
