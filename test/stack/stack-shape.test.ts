@@ -69,9 +69,10 @@ const consoleSignIn = (runtime: StackRuntime, email: string) =>
   signIn({ issuer: runtime.issuer, clientId: localConsoleClientId, redirectUri: runtime.consoleUrl, email });
 
 describe('npm run start:stack', () => {
-  it('prints the ready line of npm start, serves with the operator CLI on its DATA_DIR, and stops cleanly on SIGTERM', async () => {
+  it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR, stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
-    const service = await spawnNpmStart({ DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' }, 60_000, 'start:stack');
+    const environment = { DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' };
+    let service = await spawnNpmStart(environment, 60_000, 'start:stack');
     try {
       expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost/);
       const created = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
@@ -83,6 +84,16 @@ describe('npm run start:stack', () => {
       await service.stop('SIGTERM');
       expect(service.output()).toContain('tempmail stopping (SIGTERM)');
       expect(service.output()).not.toContain(account.api_key);
+
+      // The data directory was released and kept: the next start serves the same account.
+      service = await spawnNpmStart(environment, 60_000, 'start:stack');
+      const usage = await contractFetch(`${service.apiUrl}/v1/usage`, { headers: { Authorization: `Bearer ${account.api_key}` } });
+      expect(usage.status).toBe(200);
+      expect((await json(usage)).data).toMatchObject({ used_requests: 1 });
+      // Only the process npm created, as a process manager or CI signals it.
+      await service.signalProcess('SIGINT');
+      expect(service.output()).toContain('tempmail stopping (SIGINT)');
+      expect(service.child.exitCode).toBe(0);
     } finally {
       await service.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
