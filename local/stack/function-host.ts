@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
+import type { FunctionClock } from './function-clock';
 import type { StackFunction } from './template';
 
 export class FunctionError extends Error {
@@ -44,6 +45,8 @@ export class FunctionHost {
   constructor(
     readonly fn: StackFunction,
     readonly environment: () => Record<string, string>,
+    /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
+    private readonly clock?: FunctionClock,
   ) {}
 
   invoke(event: unknown, stream?: Writable): Promise<unknown> {
@@ -81,7 +84,7 @@ export class FunctionHost {
     const entry = join(__dirname, 'function-worker.ts');
     const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
       eval: true,
-      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName },
+      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.clock?.buffer },
       env: this.environment(),
       resourceLimits: { maxOldGenerationSizeMb: this.fn.memoryMb },
       stdout: false,

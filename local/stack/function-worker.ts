@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { installLambdaResponseStreaming } from '../lambda-response-streaming';
+import { installFunctionClock } from './function-clock';
 
 /**
  * One Lambda function's execution environment: loads its bundled asset (never the TypeScript
@@ -19,7 +20,8 @@ interface Invocation {
   streamed: boolean;
 }
 
-const { assetDir, file, exportName } = workerData as { assetDir: string; file: string; exportName: string };
+const { assetDir, file, exportName, clock } = workerData as { assetDir: string; file: string; exportName: string; clock?: SharedArrayBuffer };
+if (clock) installFunctionClock(clock);
 
 /**
  * Everything the function sends over the network, reported to the host as `host:port`: each HTTP

@@ -20,6 +20,7 @@ import { startLocalDynamoDb } from '../local-dynamodb';
 import { maxMessageBytes, smtpError, startSmtpIntake } from '../smtp-intake';
 import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from './aws-endpoints';
 import { ensureCloudAssembly } from './cloud-assembly';
+import type { FunctionClock } from './function-clock';
 import { FunctionHost } from './function-host';
 import { s3StandIn } from './s3-stand-in';
 import {
@@ -41,6 +42,8 @@ export interface StackOptions {
   cdkOut?: string;
   /** Edits the template before it runs: a test removes a grant here. */
   editTemplate?: (template: Template) => void;
+  /** A test's clock for the function threads (expiry without sleeping); absent: the system clock. */
+  clock?: FunctionClock;
 }
 
 export interface RunningFunction {
@@ -159,7 +162,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       LOG_LEVEL: config.logLevel,
       ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
     };
-    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment));
+    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock));
   }
 
   // API: each route of the table served by the function its template method integrates with.

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openAccount } from '../../lambdas/core/accounts';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
+import { FunctionClock } from '../../local/stack/function-clock';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
 import type { Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
@@ -26,11 +27,13 @@ const config = testConfig;
 
 let cdkOut: string;
 let stack: StackRuntime;
+/** The function threads' clock: the expiry test moves it past a message's lifetime instead of waiting. */
+const clock = new FunctionClock();
 
 beforeAll(async () => {
   // A first synthesis bundles every function (minutes); later runs reuse it while the sources are unchanged.
   cdkOut = await ensureCloudAssembly(stackContext, () => undefined);
-  stack = await startStack(config, { cdkOut });
+  stack = await startStack(config, { cdkOut, clock });
 }, 600_000);
 afterAll(() => stack?.close());
 
@@ -188,6 +191,30 @@ describe('the stack shape: console', () => {
     const pages = await everyPage<{ id: string }>(stack, '/console/v1/emails', { token });
     expect(pages.length).toBeGreaterThan(1);
     expect(new Set(pages.flatMap((page) => page.data.map((email) => email.id))).size).toBe(21);
+  });
+});
+
+// After the console's tests: the functions' clock moves 15 minutes on here, and the issuer's does not.
+describe('the stack shape: expiry and sweep', () => {
+  it('stops serving a message 15 minutes after receipt, and the scheduled sweeper deletes its files', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const email = ((await (await createEmail(stack, apiKey, { local_part: 'stack-expiry' })).json()) as { data: { id: string; address: string } }).data;
+    await sendMail(stack.smtpPort, { from: 'sender@example.org', to: email.address, subject: 'expiring', text: 'soon gone', attachments: [{ filename: 'a.txt', content: 'a' }] });
+    await stack.settled();
+    const [message] = (await everyPage<{ id: string }>(stack, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data);
+    expect((await call(stack, `/v1/messages/${message!.id}/source`, { key: apiKey })).status).toBe(200);
+
+    clock.advance(15 * 60 * 1000 + 1000);
+    expect((await everyPage(stack, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data)).toEqual([]);
+    expect((await call(stack, `/v1/messages/${message!.id}`, { key: apiKey })).status).toBe(404);
+
+    const before = stack.calls.length;
+    const [swept] = (await stack.sweep()) as [{ messages: number }];
+    expect(swept.messages).toBeGreaterThanOrEqual(1);
+    // The sweeper's deletes went through its endpoint and its role allowed them: the parsed files and the raw mail SES stored.
+    const deleted = stack.calls.slice(before).filter((evaluated) => evaluated.action === 's3:DeleteObject' && evaluated.decision === 'allowed');
+    expect(deleted.map((evaluated) => evaluated.resource)).toEqual(expect.arrayContaining([expect.stringContaining('/mail/'), expect.stringContaining('/inbound/')]));
+    expect(await stack.services.messages.get(message!.id)).toBeUndefined();
   });
 });
 
