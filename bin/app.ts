@@ -14,6 +14,8 @@ const apiDomainName = context('apiDomainName');
 const apiCertificateArn = context('apiCertificateArn');
 const parserConcurrency = context('parserReservedConcurrency');
 const ipRateLimit = context('ipRateLimit');
+const messageTtlSeconds = context('messageTtlSeconds');
+const emailTtlSeconds = context('emailTtlSeconds');
 new TempmailStack(app, `Tempmail-${stage}`, {
   stage,
   domains: (context('domains') ?? '').split(',').map((domain) => domain.trim()).filter(Boolean),
@@ -25,6 +27,10 @@ new TempmailStack(app, `Tempmail-${stage}`, {
   consoleSenderDomain: context('consoleSenderDomain'),
   ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
   parserReservedConcurrency: parserConcurrency === undefined ? undefined : Number(parserConcurrency),
+  lifetimes: {
+    messageTtlSeconds: messageTtlSeconds === undefined ? undefined : Number(messageTtlSeconds),
+    emailTtlSeconds: emailTtlSeconds === undefined ? undefined : Number(emailTtlSeconds),
+  },
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

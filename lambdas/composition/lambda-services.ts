@@ -4,10 +4,14 @@ import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
 import { oidcIdentityVerifier } from '../adapters/oidc/identity-token-verifier';
 import { createServices, type ApiServices, type ConsoleServices } from './services';
 
-/** The Lambda functions' environment, as the CDK stack sets it. */
+const lifetime = z.optional(z.coerce.number().check(z.int(), z.minimum(1)));
+
+/** The Lambda functions' environment, as the CDK stack sets it (the lifetimes only in a stack synthesized to override them). */
 const lambdaEnvironment = z.object({
   TEMPMAIL_ENV: z.string().check(z.regex(environmentPattern)),
   LOG_LEVEL: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  TEMPMAIL_MESSAGE_TTL_SECONDS: lifetime,
+  TEMPMAIL_EMAIL_TTL_SECONDS: lifetime,
 });
 
 let services: ApiServices | undefined;
@@ -27,6 +31,8 @@ export function lambdaServices(): ApiServices {
     tableNames,
     cursorSecret: '',
     logLevel: env.LOG_LEVEL,
+    ...(env.TEMPMAIL_MESSAGE_TTL_SECONDS ? { messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS } : {}),
+    ...(env.TEMPMAIL_EMAIL_TTL_SECONDS ? { emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS } : {}),
   });
   Object.defineProperty(services, 'cursorSecret', {
     enumerable: false,

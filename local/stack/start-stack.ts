@@ -8,7 +8,7 @@ import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { routes, type RouteDefinition } from '../../lambdas/api/routes';
-import { createServices, type ApiServices } from '../../lambdas/composition/services';
+import { createServices, emailLifetimeSeconds, messageLifetimeSeconds, type ApiServices } from '../../lambdas/composition/services';
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { startApiGateway, type RouteFunction } from '../api-gateway';
@@ -76,13 +76,27 @@ export interface StackRuntime {
 }
 
 /**
+ * What of the configuration the template must carry, as the app's context (bin/app.ts): the stage,
+ * the receiving domains, and the message and reservation lifetimes when they are not the
+ * contract's (so that the usual run shares one synthesis).
+ */
+export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | 'messageTtlSeconds' | 'emailTtlSeconds'>): Record<string, string> {
+  return {
+    stage: config.env,
+    domains: config.domains.join(','),
+    ...(config.messageTtlSeconds !== messageLifetimeSeconds ? { messageTtlSeconds: String(config.messageTtlSeconds) } : {}),
+    ...(config.emailTtlSeconds !== emailLifetimeSeconds ? { emailTtlSeconds: String(config.emailTtlSeconds) } : {}),
+  };
+}
+
+/**
  * The stack as synthesized, on one machine (DESIGN: local operator interface): every function
  * from its bundled asset with its template environment, API Gateway from the template's methods,
  * SES from its receipt rules, and every AWS call of a function evaluated against its role.
  */
 export async function startStack(config: LocalConfig, options: StackOptions = {}): Promise<StackRuntime> {
   const logger = jsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
-  const cdkOut = options.cdkOut ?? (await ensureCloudAssembly({ stage: config.env, domains: config.domains.join(',') }, (line) => console.log(line)));
+  const cdkOut = options.cdkOut ?? (await ensureCloudAssembly(synthesisContext(config), (line) => console.log(line)));
   const template = readStack(cdkOut);
   nameTablesLocally(template);
   options.editTemplate?.(template);

@@ -39,6 +39,19 @@ describe('the Lambda composition roots', () => {
     expect(services.env).toBe('test');
   });
 
+  it('keep the contract’s lifetimes unless the stack was synthesized with others', () => {
+    expect(coldStart().lambdaServices()).toMatchObject({ messageTtlSeconds: 900, emailTtlSeconds: 2_592_000 });
+    Object.assign(process.env, { TEMPMAIL_MESSAGE_TTL_SECONDS: '60', TEMPMAIL_EMAIL_TTL_SECONDS: '3600' });
+    try {
+      expect(coldStart().lambdaServices()).toMatchObject({ messageTtlSeconds: 60, emailTtlSeconds: 3600 });
+      process.env.TEMPMAIL_MESSAGE_TTL_SECONDS = '15m';
+      expect(() => coldStart().lambdaServices()).toThrow();
+    } finally {
+      delete process.env.TEMPMAIL_MESSAGE_TTL_SECONDS;
+      delete process.env.TEMPMAIL_EMAIL_TTL_SECONDS;
+    }
+  });
+
   it('hand a route wrapped with the secret its value, over the console services', async () => {
     const { withCursorSecret } = require('../../../lambdas/composition/cursor-secret');
     const services = coldStart().consoleLambdaServices();
