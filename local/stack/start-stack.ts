@@ -23,7 +23,9 @@ import { ensureCloudAssembly } from './cloud-assembly';
 import type { FunctionClock } from './function-clock';
 import { FunctionHost } from './function-host';
 import { s3StandIn } from './s3-stand-in';
+import { apiDisagreements } from './api-agreement';
 import {
+  apiAuthorizers,
   apiMethods,
   localNaming,
   localResolver,
@@ -100,6 +102,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const template = readStack(cdkOut);
   nameTablesLocally(template);
   options.editTemplate?.(template);
+  // Before anything starts: an API the front cannot serve as the template declares is refused, named.
+  const methods = apiMethods(template);
+  const disagreements = apiDisagreements(methods, apiAuthorizers(template), routes);
+  if (disagreements.length > 0) throw new Error(`the template's API is not the one the local front serves:\n  ${disagreements.join('\n  ')}`);
   if (config.dataDir) {
     await mkdir(config.dataDir, { recursive: true });
     const running = await runningEndpoint(config.dataDir);
@@ -126,7 +132,6 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   );
 
   // Which functions serve the stack: the API's, the authorizer, the receipt rules' and the schedules'.
-  const methods = apiMethods(template);
   const authorizerId = requestAuthorizerFunction(template);
   const rules = receiptRules(template);
   const scheduled = schedules(template);
@@ -179,10 +184,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock));
   }
 
-  // API: each route of the table served by the function its template method integrates with.
+  // API: each route of the table served by the function its template method integrates with
+  // (the two agree, or the stack did not start).
   for (const route of routes as readonly RouteDefinition[]) {
-    const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
-    if (!method) continue;
+    const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path)!;
     const target = host(method.functionId);
     routeFunctions.set(
       route.id,

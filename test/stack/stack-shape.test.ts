@@ -104,6 +104,18 @@ describe('npm run start:stack', () => {
   });
 });
 
+describe('the API from the template', () => {
+  it('refuses to start on an API the front cannot serve as the template declares, naming the difference', async () => {
+    const withoutCreate = (template: Template) => {
+      const [id] = Object.entries(template.Resources).find(
+        ([, resource]) => resource.Type === 'AWS::ApiGateway::Method' && JSON.stringify(resource.Properties?.Integration?.Uri).includes('"ApicreateEmailFunction'),
+      )!;
+      delete template.Resources[id];
+    };
+    await expect(startStack(config, { cdkOut, editTemplate: withoutCreate })).rejects.toThrow(/POST \/v1\/emails: in the route table, but the template has no such method/);
+  });
+});
+
 describe('the stack shape: API flows', () => {
   it('creates an address, replays the same create, and refuses a taken address with 409', async () => {
     const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
