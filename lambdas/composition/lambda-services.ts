@@ -43,6 +43,17 @@ export function lambdaServices(): ApiServices {
   return services;
 }
 
+/**
+ * The API's services with more, built from their property descriptors, not a spread: a spread
+ * would drop the guard on `cursorSecret` and hand a route `undefined` as its signing key.
+ */
+export function withLambdaServices<E extends object>(extra: E): ApiServices & E {
+  return Object.defineProperties({} as ApiServices & E, {
+    ...Object.getOwnPropertyDescriptors(lambdaServices()),
+    ...Object.getOwnPropertyDescriptors(extra),
+  });
+}
+
 /** The console functions' further environment: the OpenID Connect issuer they trust. */
 const consoleEnvironment = z.object({
   OIDC_ISSUER: z.string().check(z.minLength(1)),
@@ -54,16 +65,7 @@ let consoleServices: ConsoleServices | undefined;
 /** The console functions' composition root: the API's services and the identity-token verifier. */
 export function consoleLambdaServices(): ConsoleServices {
   if (consoleServices) return consoleServices;
-  const base = lambdaServices();
   const oidc = z.parse(consoleEnvironment, process.env);
-  // Built from the API's property descriptors, not a spread: a spread would drop the guard on
-  // `cursorSecret` and hand the console routes `undefined` as their signing key.
-  consoleServices = Object.defineProperties({} as ConsoleServices, {
-    ...Object.getOwnPropertyDescriptors(base),
-    identityVerifier: {
-      value: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, base),
-      enumerable: true,
-    },
-  });
+  consoleServices = withLambdaServices({ identityVerifier: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, lambdaServices()) });
   return consoleServices;
 }
