@@ -138,7 +138,7 @@ describe('response validation against openapi/openapi.yaml', () => {
       expect.stringMatching(/body \/pagination must have required property 'next_cursor'/),
     ]);
     expect(await problemsOf('GET', '/v1/domains', page({ has_more: false, next_cursor: 'abc' }))).toEqual([
-      expect.stringMatching(/body \/pagination\/next_cursor boolean schema is false/),
+      expect.stringMatching(/\/pagination must NOT have additional properties/),
     ]);
   });
 
@@ -205,6 +205,92 @@ describe('response validation against openapi/openapi.yaml', () => {
     ]);
     file.headers['Content-Disposition'] = `attachment; filename="page.html"; filename*=UTF-8''page.html`;
     expect(await problemsOf('GET', '/v1/messages/msg_0123456789abcdef/attachments/att_0123456789abcdef', file)).toEqual([]);
+  });
+
+  describe('holds every response to what the contract and the service promise, not only to its shape', () => {
+    const email = {
+      id: 'eml_3q2-7wEjSkK4gQe1N5bX0A',
+      address: 'signup-test-42@tempmail.localhost',
+      local_part: 'signup-test-42',
+      domain: 'tempmail.localhost',
+      status: 'active',
+      created_at: '2026-11-23T20:00:00.000Z',
+      expires_at: '2026-12-23T20:00:00.000Z',
+    };
+    const message = {
+      id: 'msg_Vb0kq8Zt3nR1cX7yJ2mW5A',
+      email_id: email.id,
+      from: 'Example <noreply@example.com>',
+      to: ['signup-test-42@tempmail.localhost'],
+      subject: 'Your code',
+      received_at: '2026-11-23T20:01:00.000Z',
+      expires_at: '2026-11-23T20:16:00.000Z',
+      size_bytes: 2841,
+      attachment_count: 1,
+      text: 'Your code is 482913.',
+      html: '',
+      attachments: [
+        {
+          id: 'att_p9Lr2QeT7uYk0sDf4GhJ6w',
+          filename: 'terms.pdf',
+          content_type: 'application/pdf',
+          size_bytes: 1024,
+          expires_at: '2026-11-23T20:16:00.000Z',
+          download_path: '/v1/messages/msg_Vb0kq8Zt3nR1cX7yJ2mW5A/attachments/att_p9Lr2QeT7uYk0sDf4GhJ6w',
+        },
+      ],
+      source_path: '/v1/messages/msg_Vb0kq8Zt3nR1cX7yJ2mW5A/source',
+    };
+    const read = (data: object): Canned => ({ status: 200, headers: { ...common, ETag: '"tag"' }, body: JSON.stringify({ data }) });
+    const error = (status: number, fields: object): Canned => ({
+      status,
+      headers: common,
+      body: JSON.stringify({ error: { message: 'No.', request_id: requestId, ...fields } }),
+    });
+
+    it('lets the conforming ones through', async () => {
+      expect(await problemsOf('GET', `/v1/emails/${email.id}`, read(email))).toEqual([]);
+      expect(await problemsOf('GET', `/v1/messages/${message.id}`, read(message))).toEqual([]);
+      expect(await problemsOf('GET', '/v1/usage', read({ ...usage, plan: 'paid', allowance_mode: 'balance' }))).toEqual([]);
+    });
+
+    it.each([
+      ['a local part the contract does not allow', { local_part: 'Signup Test' }],
+      ['an address that is not local_part@domain', { address: 'signup-test-42@@tempmail' }],
+      ['a domain that is not a lower-case hostname', { domain: 'TempMail' }],
+      ['a read of an expired email', { status: 'expired' }],
+      ['a date-time that is not the service\'s UTC instant', { created_at: '2026-11-23 20:00' }],
+    ])('catches an Email with %s', async (_what, fault) => {
+      expect(await problemsOf('GET', `/v1/emails/${email.id}`, read({ ...email, ...fault }))).toEqual([expect.stringMatching(/must match pattern|must be equal to constant/)]);
+    });
+
+    it.each([
+      ['a declared type that is not a bare media type', { attachments: [{ ...message.attachments[0], content_type: 'text/html; charset="><script>' }] }],
+      ['an unbounded recipient', { to: ['a'.repeat(321)] }],
+      ['a recipient with upper-case letters or control characters', { to: ['Bob@Example.com\u001b[2K'] }],
+      ['a subject with control characters', { subject: 'Hi\u001b]52;c;aGk=\u0007' }],
+    ])('catches a Message with %s', async (_what, fault) => {
+      expect(await problemsOf('GET', `/v1/messages/${message.id}`, read({ ...message, ...fault }))).not.toEqual([]);
+    });
+
+    it('catches a usage record whose plan and allowance mode disagree', async () => {
+      expect(await problemsOf('GET', '/v1/usage', read({ ...usage, allowance_mode: 'balance' }))).toEqual([expect.stringMatching(/must match exactly one schema in oneOf/)]);
+    });
+
+    it('catches a 400 invalid_request without details naming a field, and an empty message', async () => {
+      const path = `/v1/emails/${email.id}`;
+      expect(await problemsOf('GET', path, error(400, { code: 'invalid_request', details: [{ field: 'email_id', reason: 'must be an email id' }] }))).toEqual([]);
+      expect(await problemsOf('GET', path, error(400, { code: 'invalid_request' }))).toEqual([expect.stringMatching(/must have required property 'details'/)]);
+      expect(await problemsOf('GET', path, error(400, { code: 'invalid_request', details: [] }))).toEqual([expect.stringMatching(/must NOT have fewer than 1 items/)]);
+      expect(await problemsOf('GET', path, error(400, { code: 'invalid_request', details: [{ reason: 'bad' }] }))).toEqual([expect.stringMatching(/must have required property 'field'/)]);
+      expect(await problemsOf('GET', path, error(404, { code: 'resource_not_found', message: '' }))).toEqual([expect.stringMatching(/\/error\/message must NOT have fewer than 1 characters/)]);
+    });
+
+    it('catches a 422 whose reason is not one of the policy reasons', async () => {
+      const refused = (reason: string) => ({ ...error(422, { code: 'policy_violation', details: [{ field: 'local_part', reason }] }), headers: { ...common } });
+      expect(await problemsOf('POST', '/v1/emails', refused('reserved_name'))).toEqual([]);
+      expect(await problemsOf('POST', '/v1/emails', refused('because'))).toEqual([expect.stringMatching(/must be equal to one of the allowed values/)]);
+    });
   });
 
   it('answers an unknown route only with the error shape 404', async () => {

@@ -31,6 +31,8 @@ interface Operation {
   template: string;
   pattern: RegExp;
   responses: Record<string, Json>;
+  /** Whether the operation takes a JSON body (its schema sits under requestBody). */
+  jsonBody: boolean;
 }
 
 interface Contract {
@@ -53,7 +55,10 @@ export function contract(): Contract {
   for (const [template, item] of Object.entries<Json>(document.paths)) {
     const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
     for (const method of ['get', 'post', 'put', 'patch', 'delete']) {
-      if (item[method]) operations.push({ method: method.toUpperCase(), template, pattern, responses: item[method].responses });
+      if (item[method]) {
+        const jsonBody = Boolean(item[method].requestBody?.content?.['application/json']);
+        operations.push({ method: method.toUpperCase(), template, pattern, responses: item[method].responses, jsonBody });
+      }
     }
   }
   loaded = {
@@ -98,8 +103,12 @@ function describe(validate: ValidateFunction): string {
   return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`).join('; ');
 }
 
-/** The problems of one response against the document; empty when it conforms. */
-export function contractProblems(method: string, url: URL, status: number, headers: Headers, body: string | undefined): string[] {
+/**
+ * The problems of one exchange against the document; empty when it conforms. With the request's
+ * JSON body, the document's request schema must agree with the service: a body the service took
+ * (2xx, 409, 422) must validate, and one it refused as 400 naming a body field must not.
+ */
+export function contractProblems(method: string, url: URL, status: number, headers: Headers, body: string | undefined, requestBody?: string): string[] {
   const { document, operations, schema } = contract();
   const path = url.pathname;
   const problems: string[] = [];
@@ -127,6 +136,7 @@ export function contractProblems(method: string, url: URL, status: number, heade
   // Which operations and statuses the suites met, when asked (a run's coverage of the document).
   if (process.env.CONTRACT_COVERAGE_FILE) appendFileSync(process.env.CONTRACT_COVERAGE_FILE, `${method} ${operation.template} ${status}\n`);
   const base = `/paths/${escape(operation.template)}/${method.toLowerCase()}/responses`;
+  if (operation.jsonBody && requestBody !== undefined) checkRequestBody(`/paths/${escape(operation.template)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`);
   const documented = operation.responses[String(status)];
   if (!documented) {
     return [`${method} ${operation.template}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`];
@@ -172,6 +182,29 @@ export function contractProblems(method: string, url: URL, status: number, heade
     if (!validate(headerValue(text, header.value.schema))) problems.push(`header ${name}: ${JSON.stringify(text)} ${describe(validate)}`);
   }
 
+  function checkRequestBody(pointer: string) {
+    let sent: Json;
+    try {
+      sent = JSON.parse(requestBody!);
+    } catch {
+      return; // not JSON: the service's 400 is the document's too
+    }
+    const validate = schema(pointer);
+    const documentTakes = validate(sent);
+    const serviceTook = (status >= 200 && status < 300) || status === 409 || status === 422;
+    if (serviceTook && !documentTakes) problems.push(`the service took a request body the document refuses: ${describe(validate)}`);
+    if (status === 400 && documentTakes && sent && typeof sent === 'object') {
+      let fields: string[] = [];
+      try {
+        fields = ((JSON.parse(body ?? '') as Json)?.error?.details ?? []).map((detail: Json) => detail.field);
+      } catch {
+        // reported by the body check
+      }
+      const refused = fields.filter((field) => Object.hasOwn(sent, field));
+      if (refused.length > 0) problems.push(`the service refused body field ${refused.join(', ')} that the document accepts`);
+    }
+  }
+
   function checkJson(pointer: string) {
     let value: unknown;
     try {
@@ -215,18 +248,18 @@ export class ContractDrift extends Error {
  * Only the service's own API (`/v1`) is checked; a JSON body is read from a clone, a file body is
  * never read (its headers and media type are checked), so the caller's response is untouched.
  */
-export async function assertConformsToContract(method: string, url: URL, response: Response): Promise<void> {
+export async function assertConformsToContract(method: string, url: URL, response: Response, requestBody?: string): Promise<void> {
   if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return;
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const readable = response.body !== null && (mediaType === 'application/json' || mediaType === '');
   const body = readable ? await response.clone().text() : undefined;
-  const problems = contractProblems(method.toUpperCase(), url, response.status, response.headers, body);
+  const problems = contractProblems(method.toUpperCase(), url, response.status, response.headers, body, requestBody);
   if (problems.length > 0) throw new ContractDrift(problems);
 }
 
 /** `fetch`, with every answer of the API checked against the document before the caller sees it. */
 export async function contractFetch(input: string | URL, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
-  await assertConformsToContract(init?.method ?? 'GET', new URL(String(input)), response);
+  await assertConformsToContract(init?.method ?? 'GET', new URL(String(input)), response, typeof init?.body === 'string' ? init.body : undefined);
   return response;
 }
