@@ -3,7 +3,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ContractDrift, contractFetch } from '../support/contract';
+import type { Config } from '@jest/types';
+import { assertConformsToContract, ContractDrift, contractFetch, documentedPairs } from '../support/contract';
+import { coverageProblems, isWholeRun } from '../support/contract-coverage';
 
 /**
  * The integration suites check every response against openapi/openapi.yaml through
@@ -173,6 +175,84 @@ describe('response validation against openapi/openapi.yaml', () => {
     );
   });
 
+  describe("holds a gateway-made answer to its own row of the gateway table, for its route and status", () => {
+    const gatewayId = 'a1b2c3d4-0000-4000-8000-000000000009';
+    const made = (status: number, code: string, message: string, headers: Record<string, string> = {}): Canned => ({
+      status,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store', 'x-amzn-RequestId': gatewayId, ...headers },
+      body: JSON.stringify({ error: { code, message, request_id: `req_${gatewayId}` } }),
+    });
+    const noRoute = () => made(404, 'resource_not_found', 'No such route.');
+    const throttled = (headers: Record<string, string> = {}) => made(429, 'rate_limit_exceeded', 'Too many requests; slow down.', headers);
+
+    it("takes the no-route 404 only where no operation matches", async () => {
+      expect(await problemsOf('DELETE', '/v1/usage', noRoute())).toEqual([]);
+      expect(await problemsOf('GET', '/v1/usage', noRoute())).toEqual([expect.stringMatching(/the gateway's no-route answer on a route of GET \/v1\/usage/)]);
+      expect(await problemsOf('DELETE', '/v1/usage', made(500, 'internal_error', 'The service failed before completing the request.'))).toEqual([
+        expect.stringMatching(/only with its no-route 404/),
+      ]);
+    });
+
+    it("takes a row only on an operation that documents its status", async () => {
+      expect(await problemsOf('POST', '/v1/emails', made(413, 'payload_too_large', 'The request body is too large.'))).toEqual([]);
+      expect(await problemsOf('GET', '/v1/usage', made(413, 'payload_too_large', 'The request body is too large.'))).toEqual([
+        expect.stringMatching(/GET \/v1\/usage does not document status 413/),
+      ]);
+    });
+
+    it("wants the row's headers, value for value, and no other", async () => {
+      expect(await problemsOf('GET', '/v1/usage', throttled({ 'Retry-After': '1' }))).toEqual([]);
+      expect(await problemsOf('GET', '/v1/usage', throttled())).toEqual([expect.stringMatching(/header retry-after is missing/)]);
+      expect(await problemsOf('GET', '/v1/usage', throttled({ 'Retry-After': '30' }))).toEqual([expect.stringMatching(/header retry-after: "30" is not the row's "1"/)]);
+      expect(await problemsOf('GET', '/v1/usage', throttled({ 'Retry-After': '1', 'RateLimit-Remaining': '5' }))).toEqual([
+        expect.stringMatching(/header ratelimit-remaining is not one the gateway's row gives/),
+      ]);
+    });
+  });
+
+  it('fails the read of a file body that ends at another length than its Content-Length', async () => {
+    const url = new URL('http://127.0.0.1/v1/messages/msg_0123456789abcdef/source');
+    const file = (bytes: number, declared: string) =>
+      new Response(new Uint8Array(bytes), {
+        status: 200,
+        headers: {
+          ...common,
+          'Content-Type': 'message/rfc822',
+          ETag: '"abc"',
+          'Content-Disposition': `attachment; filename="m.eml"; filename*=UTF-8''m.eml`,
+          'Content-Length': declared,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+        },
+      });
+    expect((await (await assertConformsToContract('GET', url, file(25, '25'))).arrayBuffer()).byteLength).toBe(25);
+    await expect((await assertConformsToContract('GET', url, file(20, '25'))).arrayBuffer()).rejects.toThrow('the file body is 20 bytes, but Content-Length says 25');
+    await expect((await assertConformsToContract('GET', url, file(30, '25'))).arrayBuffer()).rejects.toThrow(ContractDrift);
+  });
+
+  describe('coverage of the document by the suites', () => {
+    const wholeRun = { testPathPatterns: { patterns: [] }, testNamePattern: undefined, onlyChanged: false, onlyFailures: false, findRelatedTests: false, nonFlagArgs: [], shard: undefined } as unknown as Config.GlobalConfig;
+
+    it('fails a whole run on a documented (operation, status) pair no suite received, and on a stale excuse', () => {
+      const documented = documentedPairs();
+      expect(documented).toEqual(expect.arrayContaining(['GET /v1/usage 200', 'POST /v1/emails 422', 'GET /v1/messages/{message_id}/source 304']));
+      const exercised = new Set(documented.filter((pair) => pair !== 'GET /v1/usage 304'));
+      expect(coverageProblems(documented, exercised, {})).toEqual(['GET /v1/usage 304 is documented, but no suite received it']);
+      expect(coverageProblems(documented, exercised, { 'GET /v1/usage 304': 'a reason' })).toEqual([]);
+      expect(coverageProblems(documented, new Set(documented), { 'GET /v1/usage 304': 'a reason' })).toEqual([
+        expect.stringMatching(/GET \/v1\/usage 304 is listed as unexercisable .* but a suite received it/),
+      ]);
+    });
+
+    it('judges only a run of the whole suite', () => {
+      expect(isWholeRun(wholeRun)).toBe(true);
+      expect(isWholeRun({ ...wholeRun, testPathPatterns: { patterns: ['test/unit'] } } as unknown as Config.GlobalConfig)).toBe(false);
+      expect(isWholeRun({ ...wholeRun, testNamePattern: 'usage' })).toBe(false);
+      expect(isWholeRun({ ...wholeRun, onlyChanged: true })).toBe(false);
+      expect(isWholeRun({ ...wholeRun, shard: { shardIndex: 1, shardCount: 2 } })).toBe(false);
+    });
+  });
+
   it('catches a 429 without Retry-After', async () => {
     const canned: Canned = {
       status: 429,
@@ -300,17 +380,52 @@ describe('response validation against openapi/openapi.yaml', () => {
     );
   });
 
-  it('is what every integration suite uses: none calls the global fetch directly', () => {
-    const dir = __dirname;
-    const offenders = readdirSync(dir)
-      .filter((name) => name.endsWith('.test.ts'))
-      .flatMap((name) =>
-        readFileSync(join(dir, name), 'utf8')
-          .split('\n')
-          .map((line, index) => ({ where: `${name}:${index + 1}`, line }))
-          .filter(({ line }) => /(?<![\w.])fetch\(/.test(line)),
-      )
-      .map(({ where }) => where);
+  it('is what every integration suite uses: none calls fetch, globalThis.fetch or node:http directly', () => {
+    const offenders = [
+      // This file answers from a stand-in server and quotes the bypasses below as test cases.
+      ...sourcesIn(__dirname, (name) => name.endsWith('.test.ts') && name !== 'contract-validation.test.ts'),
+      ...sourcesIn(join(__dirname, '..', 'support'), (name) => name.endsWith('.ts') && name !== 'contract.ts'),
+    ].flatMap(({ name, text }) => directRequests(text).map((line) => `${name}:${line}`));
     expect(offenders).toEqual([]);
   });
+
+  it('the guard sees each way around the checker', () => {
+    const ways = [
+      "await fetch(url)",
+      "await globalThis.fetch(url)",
+      "const f = globalThis['fetch'];",
+      "import { request } from 'node:http';",
+      "import { get as httpGet, createServer } from 'https';",
+      "import * as http from 'node:http';",
+      "import http from 'http';",
+      "const http = require('node:http');",
+    ];
+    expect(ways.map((line) => directRequests(line).length)).toEqual(ways.map(() => 1));
+    expect(directRequests("import { createServer, type Server } from 'node:http';\nawait contractFetch(url);\nawait client.fetch(url);")).toEqual([]);
+  });
 });
+
+function sourcesIn(dir: string, wanted: (name: string) => boolean): { name: string; text: string }[] {
+  return readdirSync(dir)
+    .filter(wanted)
+    .map((name) => ({ name, text: readFileSync(join(dir, name), 'utf8') }));
+}
+
+/** The line numbers of a source's requests that bypass the checker. */
+function directRequests(text: string): number[] {
+  const clientNames = new Set(['request', 'get', 'Agent', 'ClientRequest']);
+  return text.split('\n').flatMap((line, index) => {
+    const fromHttp = /import\s+(.+?)\s+from\s+['"](?:node:)?https?['"]/.exec(line);
+    const importsClient =
+      fromHttp !== null &&
+      (!fromHttp[1]!.trim().startsWith('{') ||
+        fromHttp[1]!
+          .replace(/[{}]/g, '')
+          .split(',')
+          .map((name) => name.trim().split(/\s+as\s+/)[0]!)
+          .some((name) => clientNames.has(name)));
+    const bypasses =
+      /(?<![\w.])fetch\(/.test(line) || /globalThis\s*(?:\.\s*fetch\b|\[\s*['"]fetch['"])/.test(line) || /require\(\s*['"](?:node:)?https?['"]\s*\)/.test(line) || importsClient;
+    return bypasses ? [index + 1] : [];
+  });
+}
