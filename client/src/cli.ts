@@ -14,7 +14,7 @@ const commandOptions: Record<string, string[]> = {
   'inbox create': ['local-part', 'domain', 'format'],
   'inbox show': [],
   'messages list': [],
-  'messages wait': ['timeout', 'subject', 'from', 'to', 'body', 'since', 'extract'],
+  'messages wait': ['timeout', 'max-requests', 'subject', 'from', 'to', 'body', 'since', 'extract'],
   'message show': [],
   'message source': ['out', 'raw'],
   'message attachment': ['out', 'raw'],
@@ -28,7 +28,7 @@ const help = `tempmail: the tempmail API from the command line
   tempmail inbox create [--local-part X] [--domain D] [--format env]
   tempmail inbox show EMAIL_ID
   tempmail messages list EMAIL_ID
-  tempmail messages wait EMAIL_ID [--timeout 60s] [--since now|ISO|MESSAGE_ID]
+  tempmail messages wait EMAIL_ID [--timeout 60s] [--max-requests N] [--since now|ISO|MESSAGE_ID]
                          [--subject RE] [--from RE] [--to RE] [--body RE] [--extract code|link]
   tempmail message show MESSAGE_ID
   tempmail message source MESSAGE_ID [--out FILE | --raw]
@@ -39,7 +39,7 @@ const help = `tempmail: the tempmail API from the command line
 
 Environment: TEMPMAIL_API_KEY (required), TEMPMAIL_BASE_URL (default http://127.0.0.1:3000).
 --json prints the API's data as JSON for scripts. Every call but usage is a charged request;
-a wait polls (a 30-second wait that finds nothing costs 9 requests).
+a wait polls (a 30-second wait that finds nothing costs 9 requests; --max-requests caps it).
 Text printed to a terminal has its control characters removed; raw bytes go to a terminal
 only with --raw (or to a file with --out, or to a pipe).
 Exit status: 0 done (message found), 1 API or network error, 2 wait timed out (deadline or
@@ -156,6 +156,9 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       const extract = option('extract');
       if (extract !== undefined && extract !== 'code' && extract !== 'link') fail('--extract takes code or link');
       const timeoutMs = parseDuration(option('timeout') ?? '60s');
+      const budget = option('max-requests');
+      if (budget !== undefined && !/^[1-9]\d{0,5}$/.test(budget)) fail(`--max-requests takes a whole number from 1, got ${budget}`);
+      const maxRequests = budget === undefined ? undefined : Number(budget);
       const regex = (name: string) => {
         const source = option(name);
         if (source === undefined) return undefined;
@@ -172,7 +175,7 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       const stop = spinner(io.err, client.now);
       let message: Message;
       try {
-        message = await client.waitForMessage(emailId, { timeoutMs, match, ...after });
+        message = await client.waitForMessage(emailId, { timeoutMs, maxRequests, match, ...after });
       } finally {
         stop();
       }

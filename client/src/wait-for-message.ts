@@ -114,7 +114,7 @@ export function messageMatches(message: Message, match: MessageMatch = {}, optio
  * older than its newest message, not before `since`.
  *
  * What it costs: every page is a charged request (a poll stops paging at the first message of
- * the mark, older than it, or seen by an earlier poll), and so is each whole-message read: one
+ * the mark, older than it or than `since`, or seen by an earlier poll), and so is each whole-message read: one
  * for the message returned, plus one per non-matching arrival when `body` or `where` is given.
  * The schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s: a 30-second
  * wait that finds nothing costs 9 requests. `maxRequests` bounds it.
@@ -169,8 +169,8 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
           const page = await client.listMessages(emailId, { limit: PAGE, cursor }, spend());
           let reachedOld = false;
           for (const item of page.data) {
-            // Newest first: the first message seen before or older than the mark ends the new ones.
-            if (seen.has(item.id) || (options.after && !isAfter(item, { after: options.after }))) {
+            // Newest first: the first message seen before, or older than the mark or `since`, ends the new ones.
+            if (seen.has(item.id) || (options.after && !isAfter(item, { after: options.after })) || (options.since && !isAfter(item, { since: options.since }))) {
               reachedOld = true;
               break;
             }
