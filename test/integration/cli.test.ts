@@ -101,6 +101,13 @@ describe('the tempmail CLI against npm start', () => {
     expect(result.stderr).toMatch(/No matching message arrived .* within 2000 ms/);
   });
 
+  it('ends a wait at its request budget with exit 2, reporting the requests spent', async () => {
+    const result = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--subject', 'never sent', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toMatchObject({ error: { kind: 'timeout', reason: 'budget', requests: 2 } });
+    expect((await run(['messages', 'wait', emailId, '--max-requests', '0'])).code).toBe(64);
+  });
+
   it('shows a spinner with the elapsed time on stderr when stderr is a terminal', async () => {
     // `script` gives the CLI a pseudo-terminal, as a person's shell does.
     const command = [process.execPath, '--import', 'tsx', cliPath, 'messages', 'wait', emailId, '--timeout', '1500ms', '--subject', 'never sent'].join(' ');

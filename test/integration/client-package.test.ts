@@ -84,10 +84,44 @@ describe('the packed client package, installed into a fresh project', () => {
     const manifest = JSON.parse(await readFile(join(app, 'node_modules', '@tempmail', 'client', 'package.json'), 'utf8'));
     expect(manifest.dependencies).toBeUndefined();
     const files = await readdir(join(app, 'node_modules', '@tempmail', 'client', 'dist'));
-    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'playwright.js', 'playwright.d.ts', 'cli.js']));
+    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'index.mjs', 'index.d.mts', 'playwright.js', 'playwright.d.ts', 'playwright.mjs', 'playwright.d.mts', 'cli.js']));
+    expect(manifest.sideEffects).toBe(false);
     const usage = await run(join(app, 'node_modules', '.bin', 'tempmail'), ['usage', '--json'], app);
     expect(usage.code).toBe(0);
     expect(JSON.parse(usage.output)).toMatchObject({ plan: 'paid' });
+  });
+
+  it.each([
+    [
+      'an ES module',
+      'smoke.mjs',
+      `import { TempmailClient, TempmailError, isNotFound } from '@tempmail/client';
+import { test } from '@tempmail/client/playwright';
+import { createRequire } from 'node:module';
+const required = createRequire(import.meta.url)('@tempmail/client');`,
+    ],
+    [
+      'a CommonJS module',
+      'smoke.cjs',
+      `const { TempmailClient, TempmailError, isNotFound } = require('@tempmail/client');
+const { test } = require('@tempmail/client/playwright');
+const required = require('@tempmail/client');`,
+    ],
+  ])('loads as %s, with the one copy of each class, and answers through the service', async (_kind, file, imports) => {
+    await writeFile(
+      join(app, file),
+      `${imports}
+(async () => {
+  const tempmail = new TempmailClient();
+  const usage = await tempmail.getUsage();
+  const missing = await tempmail.getEmail('eml_0000000000000000').catch((error) => error);
+  process.stdout.write(JSON.stringify({ plan: usage.plan, notFound: isNotFound(missing), oneCopy: required.TempmailError === TempmailError && missing instanceof required.TempmailError, fixture: typeof test.extend }));
+})();
+`,
+    );
+    const result = await run(process.execPath, [file], app);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.output)).toEqual({ plan: 'paid', notFound: true, oneCopy: true, fixture: 'function' });
   });
 
   it("runs the README's SDK example with node --test", async () => {
