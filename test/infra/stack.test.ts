@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { routes } from '../../lambdas/api/routes';
 import { tableDefinitions, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { TempmailStack } from '../../lib/tempmail-stack';
+import { evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template as IamTemplate } from '../../local/iam';
 
 let template: Template;
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
@@ -260,6 +261,28 @@ describe('functions', () => {
     expect(readsInbound('ApigetAttachmentFunction')).toBe(false);
     expect(readsInbound('InboundMailParser')).toBe(true);
     expect(readsInbound('SweeperFunction')).toBe(true);
+  });
+
+  it('lets every function that reads a blob list that key too, so S3 answers a missing blob 404 NoSuchKey, not 403', async () => {
+    const naming = { account: '123456789012', region: 'eu-west-1', stackName: 'Test' };
+    const bucketId = Object.keys(template.findResources('AWS::S3::Bucket')).find((id) => id.startsWith('StorageMailBucket'))!;
+    const bucketArn = new TemplateResolver(template.toJSON() as IamTemplate, naming).arnOf(bucketId);
+    const decide = (role: FunctionRole, action: string, resource: string, context: Record<string, string> = {}) =>
+      evaluate(role, { action, resource, context }).then((decision) => decision.result);
+    let readers = 0;
+    for (const role of loadFunctionRoles(template.toJSON() as IamTemplate, naming).values()) {
+      for (const key of ['mail/m_1/text', 'inbound/ses-1']) {
+        if ((await decide(role, 's3:GetObject', `${bucketArn}/${key}`)) !== 'allowed') continue;
+        readers += 1;
+        expect([role.functionLogicalId, key, await decide(role, 's3:ListBucket', bucketArn, { 's3:prefix': key })]).toEqual([
+          role.functionLogicalId,
+          key,
+          'allowed',
+        ]);
+      }
+    }
+    // The message, attachment and source routes read mail/, the source route and the parser inbound/.
+    expect(readers).toBe(5);
   });
 
   it('gives the parser a dead-letter queue and retries', () => {
