@@ -33,6 +33,7 @@ import {
 } from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
+import type { TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 
 export interface ApiProps {
@@ -116,9 +117,8 @@ export class Api extends Construct {
       environment: props.environment,
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
     });
-    props.storage.tables.apiKeys.grantReadData(this.authorizerFunction);
+    props.storage.grantItems(this.authorizerFunction, 'apiKeys', 'GetItem');
     grantAllowance(props.storage, this.authorizerFunction);
-    props.storage.acknowledgeIndexAccess(this.authorizerFunction, 'apiKeys');
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
       // Never the Authorization header: the gateway would answer its absence with its own 401.
@@ -233,59 +233,55 @@ function grantAllowance(storage: Storage, fn: ServiceFunction): void {
 }
 
 /**
- * Each route reaches what it needs and no more; every route settles the allowance. Only the raw
- * source route reads `inbound/`, where SES stores the raw mail.
+ * Each route may send exactly the DynamoDB actions its code sends (docs/permissions.md checks the
+ * calls against these grants); every route settles the allowance. Only the raw source route reads
+ * `inbound/`, where SES stores the raw mail.
  */
 function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storage): void {
   const { tables } = storage;
   grantAllowance(storage, fn);
+  const items = (table: TableKey, ...actions: string[]) => storage.grantItems(fn, table, ...actions);
   // A console route opens the account of a first sign-in (core/identities.ts: accountForIdentity).
-  if (route.auth === 'identity') tables.accounts.grant(fn, 'dynamodb:PutItem');
+  if (route.auth === 'identity') {
+    tables.accounts.grant(fn, 'dynamodb:PutItem');
+    items('identities', 'GetItem', 'PutItem');
+  }
   switch (route.id) {
     case 'listDomains':
-      tables.domains.grantReadData(fn);
+      items('domains', 'Scan');
       break;
     case 'createEmail':
-      tables.domains.grantReadData(fn);
-      tables.emails.grantReadWriteData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
-      tables.addresses.grantReadWriteData(fn);
-      tables.idempotency.grantReadWriteData(fn);
+      items('domains', 'GetItem', 'Scan');
+      items('emails', 'GetItem', 'PutItem');
+      items('addresses', 'GetItem', 'PutItem');
+      items('idempotency', 'GetItem', 'PutItem', 'UpdateItem');
       break;
     case 'getEmail':
-      tables.emails.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
-      break;
-    case 'consoleGetAccount':
-      tables.identities.grantReadWriteData(fn);
+      items('emails', 'GetItem');
       break;
     case 'consoleListKeys':
+      items('apiKeys', 'Query');
+      break;
     case 'consoleCreateKey':
+      items('apiKeys', 'Query', 'PutItem');
+      break;
     case 'consoleRevokeKey':
-      tables.identities.grantReadWriteData(fn);
-      tables.apiKeys.grantReadWriteData(fn);
-      storage.acknowledgeIndexAccess(fn, 'apiKeys');
+      items('apiKeys', 'Query', 'UpdateItem');
       break;
     case 'consoleListEmails':
-      tables.identities.grantReadWriteData(fn);
-      tables.emails.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
+      items('emails', 'Query');
       break;
     case 'listMessages':
-      tables.emails.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
-      tables.messages.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'messages');
+      items('emails', 'GetItem');
+      items('messages', 'Query');
       break;
     case 'getMessage':
     case 'getAttachment':
-      tables.messages.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'messages');
+      items('messages', 'GetItem');
       storage.grantBlobs(fn, { read: ['mail/'] });
       break;
     case 'getMessageSource':
-      tables.messages.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'messages');
+      items('messages', 'GetItem');
       storage.grantBlobs(fn, { read: ['mail/', sesRawPrefix] });
       break;
   }

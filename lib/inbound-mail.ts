@@ -60,7 +60,7 @@ export class InboundMail extends Construct {
 
   constructor(scope: Construct, id: string, props: InboundMailProps) {
     super(scope, id);
-    const { tables, bucket } = props.storage;
+    const { bucket } = props.storage;
 
     this.filterFunction = new ServiceFunction(this, 'RecipientFilter', {
       entry: join(inboundRoot, 'recipient-filter.ts'),
@@ -68,8 +68,7 @@ export class InboundMail extends Construct {
       description: 'Stops the SES rule set unless a recipient is an active address',
       timeout: Duration.seconds(10),
     });
-    for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.filterFunction);
-    props.storage.acknowledgeIndexAccess(this.filterFunction, 'emails');
+    grantRecipientReads(props.storage, this.filterFunction);
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
       retentionPeriod: deadLetterRetention,
@@ -94,13 +93,10 @@ export class InboundMail extends Construct {
         ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
       },
     });
-    for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
-    props.storage.acknowledgeIndexAccess(this.parserFunction, 'emails');
-    tables.messages.grantWriteData(this.parserFunction);
+    grantRecipientReads(props.storage, this.parserFunction);
     // The delivery's copies under both windows' ids are read in the batch that reads the domains again:
     // a retried event delivers once, an expired one anew.
-    tables.messages.grant(this.parserFunction, 'dynamodb:BatchGetItem');
-    props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
+    props.storage.grantItems(this.parserFunction, 'messages', 'BatchGetItem', 'PutItem');
     // A mail whose lifetime passed before its event ran is dropped with its raw copy (ingest-mail.ts).
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'], delete: [sesRawPrefix] });
 
@@ -108,6 +104,17 @@ export class InboundMail extends Construct {
       ? ReceiptRuleSet.fromReceiptRuleSetName(this, 'RuleSet', props.receiptRuleSetName)
       : this.regionRuleSet();
     const receiptRuleName = `tempmail-${props.stage}`;
+    // SES may invoke the two functions only from this stage's rule of this account (the Lambda
+    // actions would otherwise add a permission naming the account alone, any rule of it).
+    const stack = Stack.of(this);
+    const thisRule = stack.formatArn({
+      service: 'ses',
+      resource: 'receipt-rule-set',
+      resourceName: `${ruleSet.receiptRuleSetName}:receipt-rule/${receiptRuleName}`,
+    });
+    for (const fn of [this.filterFunction, this.parserFunction]) {
+      fn.addPermission('AllowSes', { principal: new ServicePrincipal('ses.amazonaws.com'), sourceAccount: stack.account, sourceArn: thisRule });
+    }
     this.receiptRule = new ReceiptRule(this, 'Rule', {
       ruleSet,
       receiptRuleName,
@@ -155,6 +162,16 @@ export class InboundMail extends Construct {
     });
     return ReceiptRuleSet.fromReceiptRuleSetName(this, 'RegionRuleSet', resource.getAttString('RuleSetName'));
   }
+}
+
+/**
+ * The recipient lookup both the filter and the parser make (core/recipients.ts): one BatchGetItem
+ * of the domains and the address registry, then each matched email by id.
+ */
+function grantRecipientReads(storage: Storage, fn: ServiceFunction): void {
+  storage.grantItems(fn, 'domains', 'BatchGetItem');
+  storage.grantItems(fn, 'addresses', 'BatchGetItem');
+  storage.grantItems(fn, 'emails', 'GetItem');
 }
 
 function acknowledge(scope: IConstruct, acknowledgement: { id: string; reason: string }): void {

@@ -105,6 +105,17 @@ export class Storage extends Construct {
   }
 
   /**
+   * Item actions on one table, exactly those the grantee's code sends (`GetItem`, `Query`...): no
+   * `grantReadWriteData` that also allows scans, batch writes and deletes nobody makes. A table
+   * with secondary indexes is granted its own indexes too, acknowledged as such.
+   */
+  grantItems(grantee: IGrantable & IConstruct, table: TableKey, ...actions: string[]): void {
+    this.tables[table].grant(grantee, ...actions.map((action) => `dynamodb:${action}`));
+    const definition: TableDefinition = tableDefinitions[table];
+    if (definition.indexes?.length) this.acknowledgeIndexAccess(grantee, table);
+  }
+
+  /**
    * Acknowledges the index wildcard of a table's read grant: it covers that table's own indexes
    * (the messages table's by_email and by_expiry), nothing else.
    */

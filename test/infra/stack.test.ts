@@ -285,6 +285,27 @@ describe('functions', () => {
     expect(readers).toBe(5);
   });
 
+  it('lets only the sweeper delete (messages), no function batch-write, and only the two domain routes scan (domains)', async () => {
+    const naming = { account: '123456789012', region: 'eu-west-1', stackName: 'Test' };
+    const resolver = new TemplateResolver(template.toJSON() as IamTemplate, naming);
+    const tableArns = Object.keys(template.findResources('AWS::DynamoDB::GlobalTable')).map((id) => [id.match(/^Storage(\w+?)Table/)![1]!, resolver.arnOf(id)] as const);
+    const allowed: Record<string, string[]> = {};
+    for (const role of loadFunctionRoles(template.toJSON() as IamTemplate, naming).values()) {
+      if (!role.entry) continue;
+      for (const [table, arn] of tableArns) {
+        for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan']) {
+          if ((await evaluate(role, { action, resource: arn, context: {} })).result !== 'allowed') continue;
+          (allowed[`${action} ${table}`] ??= []).push(role.entry);
+        }
+      }
+    }
+    expect(allowed).toEqual({
+      'dynamodb:DeleteItem messages': ['lambdas/inbound/sweeper.ts'],
+      'dynamodb:Scan domains': expect.arrayContaining(['lambdas/api/handlers/list-domains.ts', 'lambdas/api/handlers/create-email.ts']),
+    });
+    expect(allowed['dynamodb:Scan domains']).toHaveLength(2);
+  });
+
   it('gives the parser a dead-letter queue and retries', () => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 2 });
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -325,6 +346,16 @@ describe('inbound mail', () => {
         ]),
       },
     });
+  });
+
+  it("lets SES invoke the filter and the parser only from this stage's rule of this account", () => {
+    const fromSes = resources('AWS::Lambda::Permission').filter((permission) => permission.Properties.Principal === 'ses.amazonaws.com');
+    expect(fromSes).toHaveLength(2);
+    for (const permission of fromSes) {
+      expect(permission.Properties.SourceAccount).toEqual({ Ref: 'AWS::AccountId' });
+      expect(JSON.stringify(permission.Properties.SourceArn)).toMatch(/:receipt-rule\/tempmail-test"/);
+      expect(JSON.stringify(permission.Properties.SourceArn)).toContain(':receipt-rule-set/');
+    }
   });
 
   it('keeps dead-lettered SES events one hour, long enough to redrive mail that has not expired', () => {
