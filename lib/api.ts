@@ -65,6 +65,8 @@ const apiRoot = join(__dirname, '..', 'lambdas', 'api');
  */
 export class Api extends Construct {
   readonly restApi: RestApi;
+  /** The stage's access log (no bodies, no query strings). */
+  readonly accessLogs: LogGroup;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
   /** The console routes' functions: they learn the console's client id once it exists. */
@@ -72,10 +74,10 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
-    });
+    }));
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: `tempmail-${props.stage}`,
       description: 'Receive-only temporary email API',
@@ -90,6 +92,7 @@ export class Api extends Construct {
         accessLogFormat: AccessLogFormat.custom(
           JSON.stringify({
             requestId: '$context.requestId',
+            stage: '$context.stage',
             time: '$context.requestTime',
             ip: '$context.identity.sourceIp',
             method: '$context.httpMethod',

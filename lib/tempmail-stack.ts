@@ -119,8 +119,10 @@ export class TempmailStack extends Stack {
     const sweeper = new Sweeper(this, 'Sweeper', { storage, environment });
     new Monitoring(this, 'Monitoring', {
       restApi: api.restApi,
+      accessLogs: api.accessLogs,
+      stage: props.stage,
       authorizer: api.authorizerFunction,
-      routes: [...api.routeFunctions.values()],
+      routes: api.routeFunctions,
       recipientFilter: inbound.filterFunction,
       parser: inbound.parserFunction,
       sweeper: sweeper.sweeperFunction,

@@ -390,6 +390,8 @@ describe('monitoring', () => {
     expect(alarms).toEqual(
       expect.arrayContaining([
         'ServerErrorRate',
+        'ConsoleServerErrorRate',
+        'ClaimedConcurrency',
         'AuthorizerErrors',
         'RecipientFilterErrors',
         'ParserErrors',
@@ -402,6 +404,64 @@ describe('monitoring', () => {
     );
     for (const alarm of resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.test' });
+  });
+
+  it('gives every function of the service an error alarm of its own', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'))
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.TEMPMAIL_ENV)
+      .map(([logicalId]) => logicalId);
+    expect(functions).toHaveLength(routes.length + 4);
+    const watched = resources('AWS::CloudWatch::Alarm')
+      .filter((alarm) => alarm.Properties.MetricName === 'Errors' && alarm.Properties.Namespace === 'AWS/Lambda')
+      .map((alarm) => alarm.Properties.Dimensions[0].Value.Ref);
+    expect(watched.sort()).toEqual(functions.sort());
+  });
+
+  it('alarms on a 5xx rate only once at least five requests failed, so one failure at low traffic wakes nobody', () => {
+    const rates = resources('AWS::CloudWatch::Alarm').filter((alarm) => /requests answered 5xx/.test(alarm.Properties.AlarmDescription));
+    expect(rates).toHaveLength(2);
+    for (const alarm of rates) {
+      const expression = alarm.Properties.Metrics.find((query: any) => query.Expression).Expression;
+      expect(expression).toBe('IF(errors >= 5, 100 * errors / requests, 0)');
+      expect(alarm.Properties.Threshold).toBe(1);
+    }
+  });
+
+  it("counts the console's requests and 5xx apart, from the stage's access log, so /v1 traffic cannot hide a failing console", () => {
+    const format = JSON.parse(resources('AWS::ApiGateway::Stage')[0]!.Properties.AccessLogSetting.Format);
+    expect(format).toMatchObject({ resource: '$context.resourcePath', status: '$context.status', stage: '$context.stage' });
+    const filters = resources('AWS::Logs::MetricFilter').map((filter) => [filter.Properties.MetricTransformations[0].MetricName, filter.Properties.FilterPattern]);
+    expect(Object.fromEntries(filters)).toEqual({
+      ConsoleRequests: '{ $.resource = "/console/*" }',
+      ConsoleServerErrors: '{ ($.resource = "/console/*") && ($.status = "5*") }',
+    });
+    expect(routes.filter((route) => 'auth' in route).every((route) => route.path.startsWith('/console/'))).toBe(true);
+    const consoleRate = resources('AWS::CloudWatch::Alarm').find((alarm) => /console API/.test(alarm.Properties.AlarmDescription))!;
+    const counted = consoleRate.Properties.Metrics.filter((query: any) => query.MetricStat).map((query: any) => query.MetricStat.Metric);
+    expect(counted.map((metric: any) => [metric.MetricName, metric.Dimensions])).toEqual([
+      ['ConsoleRequests', [{ Name: 'Stage', Value: 'test' }]],
+      ['ConsoleServerErrors', [{ Name: 'Stage', Value: 'test' }]],
+    ]);
+  });
+
+  it('alarms on throttles of every secondary index, each table apart', () => {
+    const indexes = resources('AWS::CloudWatch::Alarm')
+      .flatMap((alarm) => alarm.Properties.Metrics ?? [])
+      .flatMap((query: any) => query.MetricStat?.Metric.Dimensions ?? [])
+      .filter((dimension: { Name: string }) => dimension.Name === 'GlobalSecondaryIndexName')
+      .map((dimension: { Value: string }) => dimension.Value);
+    const defined = Object.values(tableDefinitions).flatMap((definition) => ('indexes' in definition ? definition.indexes.map((index) => index.name) : []));
+    // A read and a write throttle metric per index.
+    expect(indexes.sort()).toEqual([...defined, ...defined].sort());
+  });
+
+  it("alarms when the account's functions claim more than 80% of its Lambda concurrency limit", () => {
+    const alarm = resources('AWS::CloudWatch::Alarm').find((candidate) => /concurrency limit/.test(candidate.Properties.AlarmDescription))!;
+    expect(alarm.Properties.Threshold).toBe(80);
+    const queries = alarm.Properties.Metrics as any[];
+    expect(queries.find((query) => query.Expression).Expression).toBe('100 * claimed / SERVICE_QUOTA(usage)');
+    expect(queries.find((query) => query.Id === 'claimed').MetricStat.Metric).toEqual({ Namespace: 'AWS/Lambda', MetricName: 'ClaimedAccountConcurrency' });
+    expect(queries.find((query) => query.Id === 'usage').MetricStat.Metric.Namespace).toBe('AWS/Usage');
   });
 
   it('counts the throttles of every function of the service', () => {
