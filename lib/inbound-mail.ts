@@ -10,7 +10,7 @@ import {
   type IReceiptRuleSet,
   type ReceiptRuleActionConfig,
 } from 'aws-cdk-lib/aws-ses';
-import { Lambda, LambdaInvocationType } from 'aws-cdk-lib/aws-ses-actions';
+import { Lambda, LambdaInvocationType, Stop } from 'aws-cdk-lib/aws-ses-actions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct } from 'constructs';
@@ -33,6 +33,11 @@ export interface InboundMailProps {
   receiptRuleSetName?: string;
   /** Concurrent executions reserved for the parser (default 10); 0 reserves none. */
   parserReservedConcurrency?: number;
+  /**
+   * The rule of the set this stage's rule follows; by default it is placed first, before any
+   * other application's rule could store mail for the service's domains.
+   */
+  receiptRuleAfter?: string;
 }
 
 const inboundRoot = join(__dirname, '..', 'lambdas', 'inbound');
@@ -49,8 +54,9 @@ export const deadLetterRetention = Duration.hours(1);
  * SES receiving (DESIGN: inbound mail): this stage's receipt rule, whose first action is a
  * RequestResponse recipient filter that stops the rule set unless an envelope recipient is active
  * (or the virus scan failed), then the S3 action that stores the raw message, then the parser as
- * an Event action with a dead-letter queue. The rule lives in the Region's one active rule set,
- * shared by every stage; the stack never activates another set over it nor deactivates it.
+ * an Event action with a dead-letter queue, and last a stop action, so that no later rule sees
+ * the mail. The rule lives in the Region's one active rule set, shared by every stage and maybe
+ * by other applications; the stack never activates another set over it nor deactivates it.
  */
 export class InboundMail extends Construct {
   readonly filterFunction: ServiceFunction;
@@ -118,6 +124,8 @@ export class InboundMail extends Construct {
     this.receiptRule = new ReceiptRule(this, 'Rule', {
       ruleSet,
       receiptRuleName,
+      // Placed on purpose: first in the set unless the deployer names the rule it follows.
+      ...(props.receiptRuleAfter ? { after: ReceiptRule.fromReceiptRuleName(this, 'After', props.receiptRuleAfter) } : {}),
       recipients: props.domains,
       scanEnabled: true,
       tlsPolicy: TlsPolicy.OPTIONAL,
@@ -125,6 +133,8 @@ export class InboundMail extends Construct {
         new Lambda({ function: this.filterFunction, invocationType: LambdaInvocationType.REQUEST_RESPONSE }),
         new StoreRawMail(bucket, receiptRuleName),
         new Lambda({ function: this.parserFunction, invocationType: LambdaInvocationType.EVENT }),
+        // No later rule of a shared set (another application's catch-all) may store this mail beyond its 15 minutes.
+        new Stop(),
       ],
     });
   }

@@ -37,6 +37,8 @@ export interface MonitoringProps {
   tables: Record<TableKey, ITableV2>;
   /** Where alarms are mailed, when the deployer gives an address. */
   alarmEmail?: string;
+  /** Minutes without any mail reaching this stage's receipt rule before an alarm (default a day; 0: none). */
+  mailSilenceMinutes?: number;
 }
 
 const fiveMinutes = Duration.minutes(5);
@@ -50,6 +52,8 @@ const tableOperations = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Quer
  * ten would otherwise be a 10% rate and wake someone for nothing.
  */
 export const minimumServerErrors = 5;
+/** A day without mail: long enough that a quiet night of a test-inbox service is not an incident. */
+export const defaultMailSilenceMinutes = 1440;
 /** The share of the account's concurrency limit the stacks of the account may claim before the alarm. */
 export const claimedConcurrencyPercent = 80;
 
@@ -98,6 +102,21 @@ export class Monitoring extends Construct {
       'The mail parser failed; Lambda retries it, then the dead-letter queue keeps the event',
       props.parser.metricErrors({ period: fiveMinutes }),
     );
+    const silence = mailSilenceWindow(props.mailSilenceMinutes ?? defaultMailSilenceMinutes);
+    if (silence) {
+      // Every mail for the stage's domains runs the filter first: no invocation means no mail reached the rule.
+      this.alarms.push(
+        new Alarm(this, 'NoMailReceived', {
+          alarmDescription: `No mail reached this stage's receipt rule for ${silence.minutes} minutes: is the rule set still active, the MX record in place, the rule still in the set?`,
+          metric: props.recipientFilter.metricInvocations({ period: silence.period, statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: silence.periods,
+          datapointsToAlarm: silence.periods,
+          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+          treatMissingData: TreatMissingData.BREACHING,
+        }),
+      );
+    }
     this.alarm('SweeperErrors', 'The sweeper failed: expired mail may outlive its 15 minutes', props.sweeper.metricErrors({ period: fiveMinutes }));
     this.alarm(
       'DeadLetters',
@@ -189,6 +208,19 @@ export class Monitoring extends Construct {
       }),
     );
   }
+}
+
+/**
+ * The alarm window of a silence of `minutes` as CloudWatch takes it: one period up to an hour,
+ * hourly periods beyond (at most a day); undefined for 0, no alarm.
+ */
+export function mailSilenceWindow(minutes: number): { minutes: number; period: Duration; periods: number } | undefined {
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > 1440) {
+    throw new Error(`mailSilenceMinutes must be a whole number of minutes from 0 (no alarm) to 1440, not ${minutes}.`);
+  }
+  if (minutes === 0) return undefined;
+  const periodMinutes = Math.min(minutes, 60);
+  return { minutes, period: Duration.minutes(periodMinutes), periods: Math.ceil(minutes / periodMinutes) };
 }
 
 /** The 5xx share in percent, counted only once there are enough 5xx for a rate to mean something. */

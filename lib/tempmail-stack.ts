@@ -42,6 +42,10 @@ export interface TempmailStackProps extends StackProps {
    * records verified): the console's sign-up mail is then sent through SES from it.
    */
   consoleSenderDomain?: string;
+  /** The receipt rule this stage's rule follows in the shared rule set; by default it goes first. */
+  receiptRuleAfter?: string;
+  /** Minutes without any mail for this stage before an alarm (default 1,440, a day; 0: no alarm). */
+  mailSilenceMinutes?: number;
   /** Concurrency reserved for the mail parser (default 0: none, so a new account with a limit of 10 deploys). */
   parserReservedConcurrency?: number;
 }
@@ -109,6 +113,7 @@ export class TempmailStack extends Stack {
       stage: props.stage,
       domains: props.domains,
       receiptRuleSetName: props.receiptRuleSetName,
+      receiptRuleAfter: props.receiptRuleAfter,
       parserReservedConcurrency: props.parserReservedConcurrency,
     });
     new ReceivingDomains(this, 'ReceivingDomains', {
@@ -129,6 +134,7 @@ export class TempmailStack extends Stack {
       deadLetterQueue: inbound.deadLetterQueue,
       tables: storage.tables,
       alarmEmail: props.alarmEmail,
+      mailSilenceMinutes: props.mailSilenceMinutes,
     });
 
     Validations.of(this).acknowledge({

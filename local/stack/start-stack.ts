@@ -219,6 +219,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
             await blobs.put(`${action.prefix}${messageId}`, raw);
             continue;
           }
+          if (action.kind === 'stop') {
+            stopSet = true;
+            break;
+          }
           if (action.kind === 'unsupported') {
             logger.warn('receipt rule action not emulated', { rule: rule.name, action: action.type });
             continue;

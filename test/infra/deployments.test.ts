@@ -2,6 +2,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, NagPack } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { mailSilenceWindow } from '../../lib/monitoring';
 import { TempmailStack, type TempmailStackProps } from '../../lib/tempmail-stack';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -99,6 +100,8 @@ describe('deployer options', () => {
         hostedZone: { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' },
         parserReservedConcurrency: 20,
         consoleSenderDomain: 'mail.example.test',
+        receiptRuleAfter: 'corporate-archive',
+        mailSilenceMinutes: 30,
       },
     })['Tempmail-prod']!;
   }, 120_000);
@@ -144,11 +147,32 @@ describe('deployer options', () => {
     expect(parser!.Properties.ReservedConcurrentExecutions).toBe(20);
   });
 
+  it('places the stage\'s rule after the rule the deployer names', () => {
+    expect(resources(template, 'AWS::SES::ReceiptRule')[0]!.Properties.After).toBe('corporate-archive');
+  });
+
+  it('alarms after the silence the deployer chose, in one period when it is an hour or less', () => {
+    const [silence] = resources(template, 'AWS::CloudWatch::Alarm').filter((alarm) => /No mail reached/.test(alarm.Properties.AlarmDescription));
+    expect(silence!.Properties).toMatchObject({ Period: 1800, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+  });
+
   it('says in an output that nobody is notified when no alarm address is given', () => {
     const outputs = template.findOutputs('*');
     const notice = Object.entries(outputs).find(([id]) => id.includes('AlarmNotification'));
     expect(notice?.[1].Value).toMatch(/NOBODY is notified/);
     template.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+});
+
+describe('the silence before the no-mail alarm', () => {
+  it('is one period up to an hour, hourly periods up to a day, none at 0, and refused otherwise', () => {
+    expect(mailSilenceWindow(15)).toMatchObject({ periods: 1 });
+    expect(mailSilenceWindow(15)!.period.toMinutes()).toBe(15);
+    expect(mailSilenceWindow(90)).toMatchObject({ periods: 2 });
+    expect(mailSilenceWindow(90)!.period.toMinutes()).toBe(60);
+    expect(mailSilenceWindow(1440)).toMatchObject({ periods: 24 });
+    expect(mailSilenceWindow(0)).toBeUndefined();
+    for (const wrong of [-1, 1.5, 1441, Number.NaN]) expect(() => mailSilenceWindow(wrong)).toThrow(/mailSilenceMinutes/);
   });
 });
 

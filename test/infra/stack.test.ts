@@ -321,10 +321,34 @@ describe('inbound mail', () => {
     expect(rule.Properties.Rule.Recipients).toEqual(['mail.example.test', 'inbox.example.test']);
     expect(rule.Properties.Rule.ScanEnabled).toBe(true);
     const actions = rule.Properties.Rule.Actions as Record<string, any>[];
-    expect(actions.map((action) => Object.keys(action)[0])).toEqual(['LambdaAction', 'S3Action', 'LambdaAction']);
+    expect(actions.map((action) => Object.keys(action)[0])).toEqual(['LambdaAction', 'S3Action', 'LambdaAction', 'StopAction']);
     expect(actions[0]!.LambdaAction.InvocationType).toBe('RequestResponse');
     expect(actions[1]!.S3Action.ObjectKeyPrefix).toBe('inbound/');
     expect(actions[2]!.LambdaAction.InvocationType).toBe('Event');
+  });
+
+  it("ends the rule with a stop, so no later rule of a shared set (another application's catch-all) stores the mail, and puts it first", () => {
+    const rule = resources('AWS::SES::ReceiptRule')[0]!;
+    expect(rule.Properties.Rule.Actions.at(-1)).toEqual({ StopAction: { Scope: 'RuleSet' } });
+    // CloudFormation puts a rule without After at the head of the set: before any rule that could store this mail.
+    expect(rule.Properties.After).toBeUndefined();
+  });
+
+  it('alarms when no mail has reached the rule for a day, counting a day without any as silence', () => {
+    const [silence] = resources('AWS::CloudWatch::Alarm').filter((alarm) => /No mail reached/.test(alarm.Properties.AlarmDescription));
+    expect(silence!.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Statistic: 'Sum',
+      Period: 3600,
+      EvaluationPeriods: 24,
+      DatapointsToAlarm: 24,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    const filter = Object.keys(template.findResources('AWS::Lambda::Function')).find((id) => id.startsWith('InboundMailRecipientFilter'));
+    expect(silence!.Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: filter } }]);
   });
 
   it("lets SES write raw mail only from this stage's rule (aws:SourceArn) and this account", () => {
