@@ -164,6 +164,42 @@ describe('deployer options', () => {
   });
 });
 
+describe('receiving domains', () => {
+  const zone = { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' };
+  /** The logical ids of a domain's own resources: seed, identity, DKIM and MX records. */
+  const idsOf = (template: Template, domain: string) =>
+    Object.entries(template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>)
+      .filter(([, resource]) => ['Custom::AWS', 'AWS::SES::EmailIdentity', 'AWS::Route53::RecordSet'].includes(resource.Type))
+      .filter(([, resource]) => JSON.stringify(resource.Properties).includes(domain))
+      .map(([logicalId]) => logicalId)
+      .sort();
+
+  it("keeps a domain's resources when another domain is reordered or removed, so no identity is created twice", () => {
+    const templates = synthesize({
+      'Tempmail-two': { stage: 'two', domains: ['mail.example.test', 'inbox.example.test'], hostedZone: zone },
+      'Tempmail-swapped': { stage: 'swapped', domains: ['inbox.example.test', 'mail.example.test'], hostedZone: zone },
+      'Tempmail-one': { stage: 'one', domains: ['inbox.example.test'], hostedZone: zone },
+    });
+    const kept = idsOf(templates['Tempmail-two']!, 'inbox.example.test');
+    // The seed, the identity and the MX record name the domain; the DKIM records name the identity.
+    expect(kept.length).toBeGreaterThanOrEqual(3);
+    expect(idsOf(templates['Tempmail-swapped']!, 'inbox.example.test')).toEqual(kept);
+    expect(idsOf(templates['Tempmail-one']!, 'inbox.example.test')).toEqual(kept);
+    expect(resources(templates['Tempmail-one']!, 'AWS::Route53::RecordSet').filter((record) => record.Properties.Type === 'CNAME')).toHaveLength(3);
+  });
+
+  it('seeds a domain on update as well as on create, never overwriting its row', () => {
+    const template = synthesize({ 'Tempmail-prod': {} })['Tempmail-prod']!;
+    const [seed] = resources(template, 'Custom::AWS').filter((resource) => JSON.stringify(resource.Properties.Create).includes('putItem'));
+    expect(seed!.Properties.Update).toEqual(seed!.Properties.Create);
+    expect(JSON.stringify(seed!.Properties.Update)).toContain('attribute_not_exists(#domain)');
+  });
+
+  it('refuses a domain listed twice', () => {
+    expect(() => synthesize({ 'Tempmail-prod': { domains: ['mail.example.test', 'mail.example.test'] } })).toThrow(/listed twice/);
+  });
+});
+
 describe('the silence before the no-mail alarm', () => {
   it('is one period up to an hour, hourly periods up to a day, none at 0, and refused otherwise', () => {
     expect(mailSilenceWindow(15)).toMatchObject({ periods: 1 });
