@@ -15,7 +15,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct } from 'constructs';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
-import { ServiceFunction } from './service-function';
+import { frameworkLogGroup, ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
 export interface InboundMailProps {
@@ -157,7 +157,7 @@ export class InboundMail extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'The SES receipt rule set actions support no resource-level permissions.',
     });
-    const provider = new Provider(this, 'RuleSetProvider', { onEventHandler: onEvent });
+    const provider = new Provider(this, 'RuleSetProvider', { onEventHandler: onEvent, logGroup: frameworkLogGroup(this, 'RuleSetProviderLogs') });
     acknowledge(provider, {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'The custom-resource framework function writes only its own logs.',

@@ -4,6 +4,7 @@ import { CnameRecord, HostedZone, MxRecord } from 'aws-cdk-lib/aws-route53';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { frameworkLogGroup } from './service-function';
 
 export interface ReceivingDomainsProps {
   /** The receiving domains, as given in the stack's `domains` context. */
@@ -27,6 +28,8 @@ export class ReceivingDomains extends Construct {
     if (duplicate) throw new Error(`The receiving domain ${duplicate} is listed twice.`);
     // Every resource of a domain is named by the domain, never by its place in the list: reordering
     // or removing a domain leaves the others' resources as they are.
+    // One function serves every seed (a singleton): its one log group.
+    const seedLogs = frameworkLogGroup(this, 'SeedLogs');
     for (const domain of props.domains) {
       const seed = {
         service: 'DynamoDB',
@@ -46,6 +49,7 @@ export class ReceivingDomains extends Construct {
         onUpdate: seed,
         policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: [props.domainsTable.tableArn] }),
         installLatestAwsSdk: false,
+        logGroup: seedLogs,
       });
     }
     if (!props.hostedZone) return;

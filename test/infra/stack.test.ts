@@ -220,6 +220,20 @@ describe('functions', () => {
     }
   });
 
+  it('keeps the logs of every function 30 days, the CDK framework functions (custom resources, bucket deployment) included', () => {
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(routes.length + 4);
+    const groups = template.findResources('AWS::Logs::LogGroup');
+    for (const fn of functions) {
+      const group = fn.Properties.LoggingConfig?.LogGroup?.Ref;
+      expect([fn.Properties.Description ?? fn.Properties.Handler, groups[group]?.Properties.RetentionInDays]).toEqual([
+        fn.Properties.Description ?? fn.Properties.Handler,
+        30,
+      ]);
+    }
+    template.resourceCountIs('Custom::LogRetention', 0);
+  });
+
   it('puts the cursor secret in no environment: the functions that sign cursors read it from Secrets Manager', () => {
     for (const fn of resources('AWS::Lambda::Function')) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty('CURSOR_SECRET');
   });
