@@ -85,7 +85,9 @@ export class Api extends Construct {
       binaryMediaTypes: ['*/*'],
       // Clients reach it directly; an edge-optimized endpoint would add a CloudFront hop nobody configured.
       endpointTypes: [EndpointType.REGIONAL],
-      cloudWatchRole: true,
+      // The Region's one API Gateway logging role is the account's to set (docs/deploying-to-aws.md,
+      // step 0): a role made here would overwrite the one every other API of the Region logs with.
+      cloudWatchRole: false,
       deployOptions: {
         stageName: props.stage,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
@@ -183,10 +185,6 @@ export class Api extends Construct {
         {
           id: 'AwsSolutions-APIG6',
           reason: 'Execution logging would write request data to CloudWatch; access logs without bodies are kept instead.',
-        },
-        {
-          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-          reason: 'The account-level API Gateway role only pushes logs to CloudWatch.',
         },
     );
   }

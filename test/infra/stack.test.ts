@@ -541,6 +541,18 @@ describe('the console', () => {
     template.resourceCountIs('AWS::Cognito::ManagedLoginBranding', 1);
   });
 
+  it("names the managed login domain by the stage and the stack's random id, never the account id", () => {
+    const [domain] = resources('AWS::Cognito::UserPoolDomain');
+    expect(JSON.stringify(domain!.Properties.Domain)).not.toContain('AWS::AccountId');
+    const stackUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+    expect(domain!.Properties.Domain).toEqual({ 'Fn::Join': ['-', ['tempmail-test', { 'Fn::Select': [0, { 'Fn::Split': ['-', stackUuid] }] }]] });
+  });
+
+  it("leaves the Region's API Gateway logging role alone: no stack overwrites the one every API of the Region uses", () => {
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(resources('AWS::IAM::Role').filter((role) => JSON.stringify(role.Properties).includes('AmazonAPIGatewayPushToCloudWatchLogs'))).toEqual([]);
+  });
+
   it('gives the console a public client for the authorization code flow only (PKCE), returning to the console over HTTPS', () => {
     const [client] = resources('AWS::Cognito::UserPoolClient');
     expect(client!.Properties).toMatchObject({
