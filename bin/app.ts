@@ -15,6 +15,8 @@ const apiCertificateArn = context('apiCertificateArn');
 const parserConcurrency = context('parserReservedConcurrency');
 const ipRateLimit = context('ipRateLimit');
 const mailSilence = context('mailSilenceMinutes');
+const apiRate = context('apiRateLimit');
+const apiBurst = context('apiBurstLimit');
 new TempmailStack(app, `Tempmail-${stage}`, {
   stage,
   domains: (context('domains') ?? '').split(',').map((domain) => domain.trim()).filter(Boolean),
@@ -23,6 +25,7 @@ new TempmailStack(app, `Tempmail-${stage}`, {
   receiptRuleSetName: context('receiptRuleSetName'),
   receiptRuleAfter: context('receiptRuleAfter'),
   mailSilenceMinutes: mailSilence === undefined ? undefined : Number(mailSilence),
+  apiThrottle: { rate: apiRate === undefined ? undefined : Number(apiRate), burst: apiBurst === undefined ? undefined : Number(apiBurst) },
   webAclArn: context('webAclArn'),
   apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
   consoleSenderDomain: context('consoleSenderDomain'),

@@ -51,7 +51,12 @@ export interface ApiProps {
   userPool: IUserPool;
   /** The OpenID Connect issuer the console functions verify tokens against. */
   issuer: string;
+  /** The stage's throttle, requests a second per method and burst (default 5,000 each). */
+  throttle?: { rate?: number; burst?: number };
 }
+
+/** 5,000 requests a second: the per-stack target of docs/limits.md; the account's API Gateway burst quota is 5,000. */
+export const defaultApiThrottle = { rate: 5_000, burst: 5_000 };
 
 /** The routes that sign or read list cursors, and so read the cursor secret. */
 export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages', 'consoleListEmails']);
@@ -110,9 +115,10 @@ export class Api extends Construct {
             gatewayError: '$context.error.responseType',
           }),
         ),
-        // Best-effort gateway limits above the per-key and per-account windows the service enforces.
-        throttlingRateLimit: 200,
-        throttlingBurstLimit: 400,
+        // Best-effort gateway limits above the per-key and per-account windows the service enforces
+        // (docs/limits.md: the account's own API Gateway quota binds first).
+        throttlingRateLimit: props.throttle?.rate ?? defaultApiThrottle.rate,
+        throttlingBurstLimit: props.throttle?.burst ?? defaultApiThrottle.burst,
       },
     });
     for (const response of gatewayResponseTable) this.restApi.addGatewayResponse(response.type, gatewayResponseOptions(response));

@@ -42,6 +42,8 @@ export interface TempmailStackProps extends StackProps {
    * records verified): the console's sign-up mail is then sent through SES from it.
    */
   consoleSenderDomain?: string;
+  /** The API stage's throttle: requests a second per method and burst (default 5,000 each). */
+  apiThrottle?: { rate?: number; burst?: number };
   /** The receipt rule this stage's rule follows in the shared rule set; by default it goes first. */
   receiptRuleAfter?: string;
   /** Minutes without any mail for this stage before an alarm (default 1,440, a day; 0: no alarm). */
@@ -96,6 +98,7 @@ export class TempmailStack extends Stack {
       userPool: identity.userPool,
       issuer: identity.issuer,
       webAclArn: props.webAclArn ?? ownAcl?.webAclArn,
+      throttle: props.apiThrottle,
       customDomain: props.apiDomain ? { ...props.apiDomain, hostedZone: props.hostedZone } : undefined,
     });
     const hosting = new ConsoleHosting(this, 'Console', {

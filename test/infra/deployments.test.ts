@@ -102,6 +102,7 @@ describe('deployer options', () => {
         consoleSenderDomain: 'mail.example.test',
         receiptRuleAfter: 'corporate-archive',
         mailSilenceMinutes: 30,
+        apiThrottle: { rate: 20_000, burst: 10_000 },
       },
     })['Tempmail-prod']!;
   }, 120_000);
@@ -145,6 +146,11 @@ describe('deployer options', () => {
   it('reserves the parser concurrency the operator asks for, once the account limit allows it', () => {
     const parser = resources(template, 'AWS::Lambda::Function').find((fn) => /Parses a received mail/.test(fn.Properties.Description));
     expect(parser!.Properties.ReservedConcurrentExecutions).toBe(20);
+  });
+
+  it('throttles the stage as the deployer asks', () => {
+    const [stage] = resources(template, 'AWS::ApiGateway::Stage');
+    expect(stage!.Properties.MethodSettings).toContainEqual(expect.objectContaining({ ThrottlingRateLimit: 20000, ThrottlingBurstLimit: 10000 }));
   });
 
   it('places the stage\'s rule after the rule the deployer names', () => {

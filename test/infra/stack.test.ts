@@ -188,6 +188,13 @@ describe('the API', () => {
     expect(byType.get('THROTTLED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
   });
 
+  it('throttles the stage at 5,000 requests a second by default, the per-stack target of docs/limits.md', () => {
+    const [stage] = resources('AWS::ApiGateway::Stage');
+    expect(stage!.Properties.MethodSettings).toContainEqual(
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 }),
+    );
+  });
+
   it('logs access without bodies or query strings', () => {
     const stage = resources('AWS::ApiGateway::Stage')[0]!;
     const format: string = stage.Properties.AccessLogSetting.Format;
