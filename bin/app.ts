@@ -14,12 +14,18 @@ const apiDomainName = context('apiDomainName');
 const apiCertificateArn = context('apiCertificateArn');
 const parserConcurrency = context('parserReservedConcurrency');
 const ipRateLimit = context('ipRateLimit');
+const mailSilence = context('mailSilenceMinutes');
+const apiRate = context('apiRateLimit');
+const apiBurst = context('apiBurstLimit');
 new TempmailStack(app, `Tempmail-${stage}`, {
   stage,
   domains: (context('domains') ?? '').split(',').map((domain) => domain.trim()).filter(Boolean),
   hostedZone: zoneId && zoneName ? { zoneId, zoneName } : undefined,
   alarmEmail: context('alarmEmail'),
   receiptRuleSetName: context('receiptRuleSetName'),
+  receiptRuleAfter: context('receiptRuleAfter'),
+  mailSilenceMinutes: mailSilence === undefined ? undefined : Number(mailSilence),
+  apiThrottle: { rate: apiRate === undefined ? undefined : Number(apiRate), burst: apiBurst === undefined ? undefined : Number(apiBurst) },
   webAclArn: context('webAclArn'),
   apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
   consoleSenderDomain: context('consoleSenderDomain'),
