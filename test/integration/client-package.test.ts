@@ -16,7 +16,6 @@ import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/
  * nodemailer, the user's own dev dependencies, are linked from this project's node_modules.
  */
 const projectRoot = join(__dirname, '..', '..');
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 let service: SpawnedService;
 let work: string;
@@ -58,17 +57,7 @@ beforeAll(async () => {
 
   await writeFile(join(app, 'signup.test.mjs'), readmeBlock('<!-- e2e-example: signup.test.mjs'));
   await writeFile(join(app, 'signup.spec.ts'), readmeBlock('<!-- e2e-example: signup.spec.ts', 'docs/end-to-end-testing.md'));
-  await writeFile(
-    join(app, 'playwright.config.ts'),
-    `import { defineConfig } from '@playwright/test';
-export default defineConfig({
-  testMatch: '*.spec.ts',
-  workers: 1,
-  reporter: 'line',
-  use: { browserName: 'chromium', launchOptions: { executablePath: ${JSON.stringify(chromiumPath)}, args: ${JSON.stringify(chromiumArgs)} } },
-});
-`,
-  );
+  await writeFile(join(app, 'playwright.config.ts'), readmeBlock('<!-- e2e-example: playwright.config.ts', 'docs/end-to-end-testing.md'));
 
   service = await spawnNpmStart({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
@@ -132,7 +121,7 @@ const required = require('@tempmail/client');`,
 
   it("runs the Playwright-fixture example of docs/end-to-end-testing.md with npx playwright test", async () => {
     // The runner and its Chromium keep the real clock (Chromium crawls under libfaketime); the service's may be shifted.
-    const result = await run('npx', ['playwright', 'test'], app, {}, { realClock: true });
+    const result = await run('npx', ['playwright', 'test'], app, { CHROMIUM_PATH: chromiumPath }, { realClock: true });
     expect(result.output).toMatch(/1 passed/);
     expect(result.code).toBe(0);
   }, 90_000);
