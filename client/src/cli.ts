@@ -174,15 +174,17 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       const after = since === undefined ? {} : await sinceOf(client, emailId, since);
       const stop = spinner(io.err, client.now);
       let message: Message;
+      let requests = 0;
       try {
-        message = await client.waitForMessage(emailId, { timeoutMs, maxRequests, match, ...after });
+        message = await client.waitForMessage(emailId, { timeoutMs, maxRequests, match, ...after, onSpent: (spent) => (requests = spent) });
       } finally {
         stop();
       }
       if (extract) {
         const value = extract === 'code' ? extractCode(message) : extractLink(message);
         if (value === undefined) throw new Error(`the message ${message.id} (${JSON.stringify(message.subject)}) holds no ${extract}`);
-        print({ [extract]: value, message_id: message.id }, value);
+        // With --json, what the wait cost beside what it found (each poll is a charged request).
+        print({ [extract]: value, message_id: message.id, requests }, value);
       } else {
         print(message, messageText(message));
       }

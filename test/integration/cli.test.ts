@@ -61,6 +61,9 @@ describe('the tempmail CLI against npm start', () => {
 
     const link = await run(['messages', 'wait', emailId, '--timeout', '5s', '--subject', 'verify', '--extract', 'link']);
     expect(link).toMatchObject({ code: 0, stdout: 'https://acme.example/verify?t=1&u=2\n' });
+    // With --json, the requests the wait spent: the mail is there, so one listing and one read.
+    const priced = await run(['messages', 'wait', emailId, '--timeout', '5s', '--subject', 'verify', '--extract', 'code', '--json']);
+    expect(JSON.parse(priced.stdout)).toEqual({ code: '482913', message_id: expect.stringMatching(/^msg_/), requests: 2 });
   });
 
   it('messages list, message show, source and attachment', async () => {
