@@ -14,6 +14,9 @@ const apiDomainName = context('apiDomainName');
 const apiCertificateArn = context('apiCertificateArn');
 const parserConcurrency = context('parserReservedConcurrency');
 const ipRateLimit = context('ipRateLimit');
+const mailSilence = context('mailSilenceMinutes');
+const apiRate = context('apiRateLimit');
+const apiBurst = context('apiBurstLimit');
 const messageTtlSeconds = context('messageTtlSeconds');
 const emailTtlSeconds = context('emailTtlSeconds');
 new TempmailStack(app, `Tempmail-${stage}`, {
@@ -22,6 +25,9 @@ new TempmailStack(app, `Tempmail-${stage}`, {
   hostedZone: zoneId && zoneName ? { zoneId, zoneName } : undefined,
   alarmEmail: context('alarmEmail'),
   receiptRuleSetName: context('receiptRuleSetName'),
+  receiptRuleAfter: context('receiptRuleAfter'),
+  mailSilenceMinutes: mailSilence === undefined ? undefined : Number(mailSilence),
+  apiThrottle: { rate: apiRate === undefined ? undefined : Number(apiRate), burst: apiBurst === undefined ? undefined : Number(apiBurst) },
   webAclArn: context('webAclArn'),
   apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
   consoleSenderDomain: context('consoleSenderDomain'),

@@ -33,6 +33,7 @@ import {
 } from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
+import type { TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 
 export interface ApiProps {
@@ -50,7 +51,12 @@ export interface ApiProps {
   userPool: IUserPool;
   /** The OpenID Connect issuer the console functions verify tokens against. */
   issuer: string;
+  /** The stage's throttle, requests a second per method and burst (default 5,000 each). */
+  throttle?: { rate?: number; burst?: number };
 }
+
+/** 5,000 requests a second: the per-stack target of docs/limits.md; the account's API Gateway burst quota is 5,000. */
+export const defaultApiThrottle = { rate: 5_000, burst: 5_000 };
 
 /** The routes that sign or read list cursors, and so read the cursor secret. */
 export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages', 'consoleListEmails']);
@@ -64,6 +70,8 @@ const apiRoot = join(__dirname, '..', 'lambdas', 'api');
  */
 export class Api extends Construct {
   readonly restApi: RestApi;
+  /** The stage's access log (no bodies, no query strings). */
+  readonly accessLogs: LogGroup;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions: ReadonlyMap<string, ServiceFunction>;
   /** The console routes' functions: they learn the console's client id once it exists. */
@@ -71,10 +79,10 @@ export class Api extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
+    const accessLogs = (this.accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: RetentionDays.THREE_MONTHS,
       removalPolicy: RemovalPolicy.DESTROY,
-    });
+    }));
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: `tempmail-${props.stage}`,
       description: 'Receive-only temporary email API',
@@ -82,13 +90,16 @@ export class Api extends Construct {
       binaryMediaTypes: ['*/*'],
       // Clients reach it directly; an edge-optimized endpoint would add a CloudFront hop nobody configured.
       endpointTypes: [EndpointType.REGIONAL],
-      cloudWatchRole: true,
+      // The Region's one API Gateway logging role is the account's to set (docs/deploying-to-aws.md,
+      // step 0): a role made here would overwrite the one every other API of the Region logs with.
+      cloudWatchRole: false,
       deployOptions: {
         stageName: props.stage,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         accessLogFormat: AccessLogFormat.custom(
           JSON.stringify({
             requestId: '$context.requestId',
+            stage: '$context.stage',
             time: '$context.requestTime',
             ip: '$context.identity.sourceIp',
             method: '$context.httpMethod',
@@ -104,9 +115,10 @@ export class Api extends Construct {
             gatewayError: '$context.error.responseType',
           }),
         ),
-        // Best-effort gateway limits above the per-key and per-account windows the service enforces.
-        throttlingRateLimit: 200,
-        throttlingBurstLimit: 400,
+        // Best-effort gateway limits above the per-key and per-account windows the service enforces
+        // (docs/limits.md: the account's own API Gateway quota binds first).
+        throttlingRateLimit: props.throttle?.rate ?? defaultApiThrottle.rate,
+        throttlingBurstLimit: props.throttle?.burst ?? defaultApiThrottle.burst,
       },
     });
     for (const response of gatewayResponseTable) this.restApi.addGatewayResponse(response.type, gatewayResponseOptions(response));
@@ -116,9 +128,8 @@ export class Api extends Construct {
       environment: props.environment,
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
     });
-    props.storage.tables.apiKeys.grantReadData(this.authorizerFunction);
+    props.storage.grantItems(this.authorizerFunction, 'apiKeys', 'GetItem');
     grantAllowance(props.storage, this.authorizerFunction);
-    props.storage.acknowledgeIndexAccess(this.authorizerFunction, 'apiKeys');
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
       // Never the Authorization header: the gateway would answer its absence with its own 401.
@@ -181,10 +192,6 @@ export class Api extends Construct {
           id: 'AwsSolutions-APIG6',
           reason: 'Execution logging would write request data to CloudWatch; access logs without bodies are kept instead.',
         },
-        {
-          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-          reason: 'The account-level API Gateway role only pushes logs to CloudWatch.',
-        },
     );
   }
 
@@ -233,59 +240,55 @@ function grantAllowance(storage: Storage, fn: ServiceFunction): void {
 }
 
 /**
- * Each route reaches what it needs and no more; every route settles the allowance. Only the raw
- * source route reads `inbound/`, where SES stores the raw mail.
+ * Each route may send exactly the DynamoDB actions its code sends (docs/permissions.md checks the
+ * calls against these grants); every route settles the allowance. Only the raw source route reads
+ * `inbound/`, where SES stores the raw mail.
  */
 function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storage): void {
   const { tables } = storage;
   grantAllowance(storage, fn);
+  const items = (table: TableKey, ...actions: string[]) => storage.grantItems(fn, table, ...actions);
   // A console route opens the account of a first sign-in (core/identities.ts: accountForIdentity).
-  if (route.auth === 'identity') tables.accounts.grant(fn, 'dynamodb:PutItem');
+  if (route.auth === 'identity') {
+    tables.accounts.grant(fn, 'dynamodb:PutItem');
+    items('identities', 'GetItem', 'PutItem');
+  }
   switch (route.id) {
     case 'listDomains':
-      tables.domains.grantReadData(fn);
+      items('domains', 'Scan');
       break;
     case 'createEmail':
-      tables.domains.grantReadData(fn);
-      tables.emails.grantReadWriteData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
-      tables.addresses.grantReadWriteData(fn);
-      tables.idempotency.grantReadWriteData(fn);
+      items('domains', 'GetItem', 'Scan');
+      items('emails', 'GetItem', 'PutItem');
+      items('addresses', 'GetItem', 'PutItem');
+      items('idempotency', 'GetItem', 'PutItem', 'UpdateItem');
       break;
     case 'getEmail':
-      tables.emails.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
-      break;
-    case 'consoleGetAccount':
-      tables.identities.grantReadWriteData(fn);
+      items('emails', 'GetItem');
       break;
     case 'consoleListKeys':
+      items('apiKeys', 'Query');
+      break;
     case 'consoleCreateKey':
+      items('apiKeys', 'Query', 'PutItem');
+      break;
     case 'consoleRevokeKey':
-      tables.identities.grantReadWriteData(fn);
-      tables.apiKeys.grantReadWriteData(fn);
-      storage.acknowledgeIndexAccess(fn, 'apiKeys');
+      items('apiKeys', 'Query', 'UpdateItem');
       break;
     case 'consoleListEmails':
-      tables.identities.grantReadWriteData(fn);
-      tables.emails.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
+      items('emails', 'Query');
       break;
     case 'listMessages':
-      tables.emails.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'emails');
-      tables.messages.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'messages');
+      items('emails', 'GetItem');
+      items('messages', 'Query');
       break;
     case 'getMessage':
     case 'getAttachment':
-      tables.messages.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'messages');
+      items('messages', 'GetItem');
       storage.grantBlobs(fn, { read: ['mail/'] });
       break;
     case 'getMessageSource':
-      tables.messages.grantReadData(fn);
-      storage.acknowledgeIndexAccess(fn, 'messages');
+      items('messages', 'GetItem');
       storage.grantBlobs(fn, { read: ['mail/', sesRawPrefix] });
       break;
   }

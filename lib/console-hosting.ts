@@ -25,6 +25,7 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { consoleContentSecurityPolicy } from '../console/security-headers';
+import { frameworkLogGroup } from './service-function';
 
 const consoleRoot = join(__dirname, '..', 'console');
 
@@ -133,6 +134,7 @@ export class ConsoleHosting extends Construct {
       distribution: this.distribution,
       distributionPaths: ['/console/*'],
       memoryLimit: 256,
+      logGroup: frameworkLogGroup(this, 'DeployLogs'),
     });
     const stack = Stack.of(this);
     const copies = 'The CDK bucket-deployment function copies the console files from the asset bucket into the console bucket.';

@@ -26,6 +26,16 @@ export interface ConsoleIdentityProps {
 }
 
 /**
+ * The managed login's domain prefix, unique in the Region across all AWS accounts: the stage and
+ * the first 8 hex digits of the stack's random id (its ARN's last part), never the account id,
+ * which a prefix shows to everyone who signs in.
+ */
+export function consoleDomainPrefix(stage: string): string {
+  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return Fn.join('-', ['tempmail', stage, Fn.select(0, Fn.split('-', stackUuid))]);
+}
+
+/**
  * The console's sign-in in AWS: an Amazon Cognito user pool with self sign-up, email verification
  * by Cognito, managed login, and a public client for the authorization code flow with PKCE. The
  * console and the console API know it only as an OpenID Connect issuer and a client id.
@@ -63,8 +73,7 @@ export class ConsoleIdentity extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.domain = this.userPool.addDomain('ManagedLogin', {
-      // Cognito domain prefixes are global: the stage and the account keep this one unique.
-      cognitoDomain: { domainPrefix: Fn.join('-', ['tempmail', props.stage, Aws.ACCOUNT_ID]) },
+      cognitoDomain: { domainPrefix: consoleDomainPrefix(props.stage) },
       managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
     });
     this.issuer = this.userPool.userPoolProviderUrl;

@@ -10,12 +10,12 @@ import {
   type IReceiptRuleSet,
   type ReceiptRuleActionConfig,
 } from 'aws-cdk-lib/aws-ses';
-import { Lambda, LambdaInvocationType } from 'aws-cdk-lib/aws-ses-actions';
+import { Lambda, LambdaInvocationType, Stop } from 'aws-cdk-lib/aws-ses-actions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct } from 'constructs';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
-import { ServiceFunction } from './service-function';
+import { frameworkLogGroup, ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
 export interface InboundMailProps {
@@ -33,6 +33,11 @@ export interface InboundMailProps {
   receiptRuleSetName?: string;
   /** Concurrent executions reserved for the parser (default 10); 0 reserves none. */
   parserReservedConcurrency?: number;
+  /**
+   * The rule of the set this stage's rule follows; by default it is placed first, before any
+   * other application's rule could store mail for the service's domains.
+   */
+  receiptRuleAfter?: string;
 }
 
 const inboundRoot = join(__dirname, '..', 'lambdas', 'inbound');
@@ -49,8 +54,9 @@ export const deadLetterRetention = Duration.hours(1);
  * SES receiving (DESIGN: inbound mail): this stage's receipt rule, whose first action is a
  * RequestResponse recipient filter that stops the rule set unless an envelope recipient is active
  * (or the virus scan failed), then the S3 action that stores the raw message, then the parser as
- * an Event action with a dead-letter queue. The rule lives in the Region's one active rule set,
- * shared by every stage; the stack never activates another set over it nor deactivates it.
+ * an Event action with a dead-letter queue, and last a stop action, so that no later rule sees
+ * the mail. The rule lives in the Region's one active rule set, shared by every stage and maybe
+ * by other applications; the stack never activates another set over it nor deactivates it.
  */
 export class InboundMail extends Construct {
   readonly filterFunction: ServiceFunction;
@@ -60,7 +66,7 @@ export class InboundMail extends Construct {
 
   constructor(scope: Construct, id: string, props: InboundMailProps) {
     super(scope, id);
-    const { tables, bucket } = props.storage;
+    const { bucket } = props.storage;
 
     this.filterFunction = new ServiceFunction(this, 'RecipientFilter', {
       entry: join(inboundRoot, 'recipient-filter.ts'),
@@ -68,8 +74,7 @@ export class InboundMail extends Construct {
       description: 'Stops the SES rule set unless a recipient is an active address',
       timeout: Duration.seconds(10),
     });
-    for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.filterFunction);
-    props.storage.acknowledgeIndexAccess(this.filterFunction, 'emails');
+    grantRecipientReads(props.storage, this.filterFunction);
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
       retentionPeriod: deadLetterRetention,
@@ -94,13 +99,10 @@ export class InboundMail extends Construct {
         ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
       },
     });
-    for (const table of [tables.domains, tables.addresses, tables.emails]) table.grantReadData(this.parserFunction);
-    props.storage.acknowledgeIndexAccess(this.parserFunction, 'emails');
-    tables.messages.grantWriteData(this.parserFunction);
+    grantRecipientReads(props.storage, this.parserFunction);
     // The delivery's copies under both windows' ids are read in the batch that reads the domains again:
     // a retried event delivers once, an expired one anew.
-    tables.messages.grant(this.parserFunction, 'dynamodb:BatchGetItem');
-    props.storage.acknowledgeIndexAccess(this.parserFunction, 'messages');
+    props.storage.grantItems(this.parserFunction, 'messages', 'BatchGetItem', 'PutItem');
     // A mail whose lifetime passed before its event ran is dropped with its raw copy (ingest-mail.ts).
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'], delete: [sesRawPrefix] });
 
@@ -108,9 +110,22 @@ export class InboundMail extends Construct {
       ? ReceiptRuleSet.fromReceiptRuleSetName(this, 'RuleSet', props.receiptRuleSetName)
       : this.regionRuleSet();
     const receiptRuleName = `tempmail-${props.stage}`;
+    // SES may invoke the two functions only from this stage's rule of this account (the Lambda
+    // actions would otherwise add a permission naming the account alone, any rule of it).
+    const stack = Stack.of(this);
+    const thisRule = stack.formatArn({
+      service: 'ses',
+      resource: 'receipt-rule-set',
+      resourceName: `${ruleSet.receiptRuleSetName}:receipt-rule/${receiptRuleName}`,
+    });
+    for (const fn of [this.filterFunction, this.parserFunction]) {
+      fn.addPermission('AllowSes', { principal: new ServicePrincipal('ses.amazonaws.com'), sourceAccount: stack.account, sourceArn: thisRule });
+    }
     this.receiptRule = new ReceiptRule(this, 'Rule', {
       ruleSet,
       receiptRuleName,
+      // Placed on purpose: first in the set unless the deployer names the rule it follows.
+      ...(props.receiptRuleAfter ? { after: ReceiptRule.fromReceiptRuleName(this, 'After', props.receiptRuleAfter) } : {}),
       recipients: props.domains,
       scanEnabled: true,
       tlsPolicy: TlsPolicy.OPTIONAL,
@@ -118,6 +133,8 @@ export class InboundMail extends Construct {
         new Lambda({ function: this.filterFunction, invocationType: LambdaInvocationType.REQUEST_RESPONSE }),
         new StoreRawMail(bucket, receiptRuleName),
         new Lambda({ function: this.parserFunction, invocationType: LambdaInvocationType.EVENT }),
+        // No later rule of a shared set (another application's catch-all) may store this mail beyond its 15 minutes.
+        new Stop(),
       ],
     });
   }
@@ -140,7 +157,7 @@ export class InboundMail extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'The SES receipt rule set actions support no resource-level permissions.',
     });
-    const provider = new Provider(this, 'RuleSetProvider', { onEventHandler: onEvent });
+    const provider = new Provider(this, 'RuleSetProvider', { onEventHandler: onEvent, logGroup: frameworkLogGroup(this, 'RuleSetProviderLogs') });
     acknowledge(provider, {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'The custom-resource framework function writes only its own logs.',
@@ -155,6 +172,16 @@ export class InboundMail extends Construct {
     });
     return ReceiptRuleSet.fromReceiptRuleSetName(this, 'RegionRuleSet', resource.getAttString('RuleSetName'));
   }
+}
+
+/**
+ * The recipient lookup both the filter and the parser make (core/recipients.ts): one BatchGetItem
+ * of the domains and the address registry, then each matched email by id.
+ */
+function grantRecipientReads(storage: Storage, fn: ServiceFunction): void {
+  storage.grantItems(fn, 'domains', 'BatchGetItem');
+  storage.grantItems(fn, 'addresses', 'BatchGetItem');
+  storage.grantItems(fn, 'emails', 'GetItem');
 }
 
 function acknowledge(scope: IConstruct, acknowledgement: { id: string; reason: string }): void {

@@ -4,6 +4,7 @@ import { CnameRecord, HostedZone, MxRecord } from 'aws-cdk-lib/aws-route53';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { frameworkLogGroup } from './service-function';
 
 export interface ReceivingDomainsProps {
   /** The receiving domains, as given in the stack's `domains` context. */
@@ -23,24 +24,34 @@ export interface ReceivingDomainsProps {
 export class ReceivingDomains extends Construct {
   constructor(scope: Construct, id: string, props: ReceivingDomainsProps) {
     super(scope, id);
-    props.domains.forEach((domain, index) => {
-      new AwsCustomResource(this, `Seed${index}`, {
-        onCreate: {
-          service: 'DynamoDB',
-          action: 'putItem',
-          parameters: {
-            TableName: props.domainsTable.tableName,
-            Item: { domain: { S: domain }, create_enabled: { BOOL: true }, receive_enabled: { BOOL: true } },
-            ConditionExpression: 'attribute_not_exists(#domain)',
-            ExpressionAttributeNames: { '#domain': 'domain' },
-          },
-          physicalResourceId: PhysicalResourceId.of(`domain:${domain}`),
-          ignoreErrorCodesMatching: 'ConditionalCheckFailedException',
+    const duplicate = props.domains.find((domain, index) => props.domains.indexOf(domain) !== index);
+    if (duplicate) throw new Error(`The receiving domain ${duplicate} is listed twice.`);
+    // Every resource of a domain is named by the domain, never by its place in the list: reordering
+    // or removing a domain leaves the others' resources as they are.
+    // One function serves every seed (a singleton): its one log group.
+    const seedLogs = frameworkLogGroup(this, 'SeedLogs');
+    for (const domain of props.domains) {
+      const seed = {
+        service: 'DynamoDB',
+        action: 'putItem',
+        parameters: {
+          TableName: props.domainsTable.tableName,
+          Item: { domain: { S: domain }, create_enabled: { BOOL: true }, receive_enabled: { BOOL: true } },
+          ConditionExpression: 'attribute_not_exists(#domain)',
+          ExpressionAttributeNames: { '#domain': 'domain' },
         },
+        physicalResourceId: PhysicalResourceId.of(`domain:${domain}`),
+        ignoreErrorCodesMatching: 'ConditionalCheckFailedException',
+      };
+      // Seeded on update too (a new domains table, a changed row): never overwriting a row that exists.
+      new AwsCustomResource(this, `Seed ${domain}`, {
+        onCreate: seed,
+        onUpdate: seed,
         policy: AwsCustomResourcePolicy.fromSdkCalls({ resources: [props.domainsTable.tableArn] }),
         installLatestAwsSdk: false,
+        logGroup: seedLogs,
       });
-    });
+    }
     if (!props.hostedZone) return;
 
     const zoneName = props.hostedZone.zoneName.replace(/\.$/, '');
@@ -48,24 +59,24 @@ export class ReceivingDomains extends Construct {
       hostedZoneId: props.hostedZone.zoneId,
       zoneName,
     });
-    props.domains.forEach((domain, index) => {
+    for (const domain of props.domains) {
       if (domain !== zoneName && !domain.endsWith(`.${zoneName}`)) {
         throw new Error(`The receiving domain ${domain} is not inside the hosted zone ${zoneName}.`);
       }
-      const identity = new EmailIdentity(this, `Identity${index}`, { identity: Identity.domain(domain) });
+      const identity = new EmailIdentity(this, `Identity ${domain}`, { identity: Identity.domain(domain) });
       identity.dkimRecords.forEach((record, recordIndex) => {
-        new CnameRecord(this, `Dkim${index}x${recordIndex}`, {
+        new CnameRecord(this, `Dkim ${domain} ${recordIndex}`, {
           zone,
           // The token names are already fully qualified; the trailing dot keeps the zone from being appended.
           recordName: `${record.name}.`,
           domainName: record.value,
         });
       });
-      new MxRecord(this, `Mx${index}`, {
+      new MxRecord(this, `Mx ${domain}`, {
         zone,
         recordName: `${domain}.`,
         values: [{ priority: 10, hostName: `inbound-smtp.${Stack.of(this).region}.amazonaws.com` }],
       });
-    });
+    }
   }
 }

@@ -9,6 +9,17 @@ import { entryMetadataKey } from './template-metadata';
 
 const projectRoot = join(__dirname, '..');
 
+/** How long every function's logs are kept, the service's own and the CDK framework's alike. */
+export const logRetention = RetentionDays.ONE_MONTH;
+
+/**
+ * A log group for a CDK framework function (custom resource provider, `AwsCustomResource`,
+ * `BucketDeployment`), which otherwise logs to a group it creates on first run and keeps forever.
+ */
+export function frameworkLogGroup(scope: Construct, id: string): LogGroup {
+  return new LogGroup(scope, id, { retention: logRetention, removalPolicy: RemovalPolicy.DESTROY });
+}
+
 
 export interface ServiceFunctionProps {
   /** The entry file; it exports `handler`. */
@@ -29,7 +40,7 @@ export interface ServiceFunctionProps {
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: RetentionDays.ONE_MONTH,
+      retention: logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     super(scope, id, {

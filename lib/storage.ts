@@ -69,7 +69,10 @@ export class Storage extends Construct {
   /**
    * Object access to the blob bucket by key prefix, with the exact S3 actions needed: reading,
    * writing (multipart included), deleting, listing. Keys under a prefix are generated ids, so a
-   * prefix wildcard is the narrowest resource there is.
+   * prefix wildcard is the narrowest resource there is. A reader may also list what it reads: S3
+   * answers a read of a missing key 404 `NoSuchKey` only to a caller allowed `s3:ListBucket` for
+   * that key as prefix, and 403 `AccessDenied` to any other, so a read at the instant a message is
+   * swept would otherwise answer 500 instead of the contract's 404.
    */
   grantBlobs(grantee: IGrantable & IConstruct, access: { read?: string[]; write?: string[]; delete?: string[]; list?: string[] }): void {
     const principal = grantee.grantPrincipal;
@@ -82,12 +85,13 @@ export class Storage extends Construct {
     for (const [actions, resources] of statements) {
       if (resources.length > 0) principal.addToPrincipalPolicy(new PolicyStatement({ actions, resources }));
     }
-    if (access.list?.length) {
+    const listed = [...new Set([...(access.read ?? []), ...(access.list ?? [])])];
+    if (listed.length > 0) {
       principal.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ['s3:ListBucket'],
           resources: [this.bucket.bucketArn],
-          conditions: { StringLike: { 's3:prefix': access.list.map((prefix) => `${prefix}*`) } },
+          conditions: { StringLike: { 's3:prefix': listed.map((prefix) => `${prefix}*`) } },
         }),
       );
     }
@@ -98,6 +102,17 @@ export class Storage extends Construct {
         reason: `Objects under ${prefix} have generated keys; the prefix is the narrowest resource.`,
       })),
     );
+  }
+
+  /**
+   * Item actions on one table, exactly those the grantee's code sends (`GetItem`, `Query`...): no
+   * `grantReadWriteData` that also allows scans, batch writes and deletes nobody makes. A table
+   * with secondary indexes is granted its own indexes too, acknowledged as such.
+   */
+  grantItems(grantee: IGrantable & IConstruct, table: TableKey, ...actions: string[]): void {
+    this.tables[table].grant(grantee, ...actions.map((action) => `dynamodb:${action}`));
+    const definition: TableDefinition = tableDefinitions[table];
+    if (definition.indexes?.length) this.acknowledgeIndexAccess(grantee, table);
   }
 
   /**

@@ -42,6 +42,12 @@ export interface TempmailStackProps extends StackProps {
    * records verified): the console's sign-up mail is then sent through SES from it.
    */
   consoleSenderDomain?: string;
+  /** The API stage's throttle: requests a second per method and burst (default 5,000 each). */
+  apiThrottle?: { rate?: number; burst?: number };
+  /** The receipt rule this stage's rule follows in the shared rule set; by default it goes first. */
+  receiptRuleAfter?: string;
+  /** Minutes without any mail for this stage before an alarm (default 1,440, a day; 0: no alarm). */
+  mailSilenceMinutes?: number;
   /** Concurrency reserved for the mail parser (default 0: none, so a new account with a limit of 10 deploys). */
   parserReservedConcurrency?: number;
   /** Message and reservation lifetimes other than the contract's, for a stack run on one machine; unset in a deployment. */
@@ -94,6 +100,7 @@ export class TempmailStack extends Stack {
       userPool: identity.userPool,
       issuer: identity.issuer,
       webAclArn: props.webAclArn ?? ownAcl?.webAclArn,
+      throttle: props.apiThrottle,
       customDomain: props.apiDomain ? { ...props.apiDomain, hostedZone: props.hostedZone } : undefined,
     });
     const hosting = new ConsoleHosting(this, 'Console', {
@@ -111,6 +118,7 @@ export class TempmailStack extends Stack {
       stage: props.stage,
       domains: props.domains,
       receiptRuleSetName: props.receiptRuleSetName,
+      receiptRuleAfter: props.receiptRuleAfter,
       parserReservedConcurrency: props.parserReservedConcurrency,
     });
     new ReceivingDomains(this, 'ReceivingDomains', {
@@ -121,14 +129,17 @@ export class TempmailStack extends Stack {
     const sweeper = new Sweeper(this, 'Sweeper', { storage, environment });
     new Monitoring(this, 'Monitoring', {
       restApi: api.restApi,
+      accessLogs: api.accessLogs,
+      stage: props.stage,
       authorizer: api.authorizerFunction,
-      routes: [...api.routeFunctions.values()],
+      routes: api.routeFunctions,
       recipientFilter: inbound.filterFunction,
       parser: inbound.parserFunction,
       sweeper: sweeper.sweeperFunction,
       deadLetterQueue: inbound.deadLetterQueue,
       tables: storage.tables,
       alarmEmail: props.alarmEmail,
+      mailSilenceMinutes: props.mailSilenceMinutes,
     });
 
     Validations.of(this).acknowledge({

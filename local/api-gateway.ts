@@ -311,18 +311,31 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
     socket.destroy();
     return;
   }
-  const [status, code, message] = clientErrorAnswer(error.code);
-  const requestId = requestIdFor(newGatewayRequestId());
-  const body = JSON.stringify(errorBody(code, message, requestId));
-  const head = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-    'Content-Type: application/json',
-    'Cache-Control: private, no-store',
-    `X-Request-Id: ${requestId}`,
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Connection: close',
-  ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  const answer = clientErrorResponse(error.code, requestIdFor(newGatewayRequestId()));
+  const head = [`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`, ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`)];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${answer.body}`);
+}
+
+/**
+ * The front's answer to a parser error, as openapi/openapi.yaml describes it (the local front's
+ * own errors): 431 for oversized headers, 408 for a request that never finished arriving, 413 for
+ * an oversized chunk extension, else 400 `invalid_request` with a detail on field `request`.
+ */
+export function clientErrorResponse(parserCode: string | undefined, requestId: string): { status: number; headers: Record<string, string>; body: string } {
+  const [status, code, message] = clientErrorAnswer(parserCode);
+  const details = status === 400 ? [{ field: 'request', reason: 'must be a valid HTTP/1.1 request' }] : undefined;
+  const body = JSON.stringify(errorBody(code, message, requestId, details));
+  return {
+    status,
+    headers: {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'private, no-store',
+      'X-Request-Id': requestId,
+      'Content-Length': String(Buffer.byteLength(body)),
+      Connection: 'close',
+    },
+    body,
+  };
 }
 
 function clientErrorAnswer(parserCode: string | undefined): [number, string, string] {

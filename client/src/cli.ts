@@ -4,7 +4,7 @@ import { TempmailClient } from './client';
 import { closest, parseArgs, parseDuration, printable, UsageError, type ParsedArgs } from './cli-args';
 import { TempmailError, WaitTimeoutError } from './errors';
 import { extractCode, extractLink } from './extract';
-import type { FileBody, Message, MessageListItem } from './types';
+import { asAttachmentId, asEmailId, asMessageId, type EmailId, type FileBody, type Message, type MessageListItem } from './types';
 
 /** Exit statuses: documented in client/README.md, docs/end-to-end-testing.md and `tempmail --help`. */
 export const exitCodes = { ok: 0, error: 1, timedOut: 2, usage: 64 } as const;
@@ -14,7 +14,7 @@ const commandOptions: Record<string, string[]> = {
   'inbox create': ['local-part', 'domain', 'format'],
   'inbox show': [],
   'messages list': [],
-  'messages wait': ['timeout', 'subject', 'from', 'to', 'body', 'since', 'extract'],
+  'messages wait': ['timeout', 'max-requests', 'subject', 'from', 'to', 'body', 'since', 'extract'],
   'message show': [],
   'message source': ['out', 'raw'],
   'message attachment': ['out', 'raw'],
@@ -28,7 +28,7 @@ const help = `tempmail: the tempmail API from the command line
   tempmail inbox create [--local-part X] [--domain D] [--format env]
   tempmail inbox show EMAIL_ID
   tempmail messages list EMAIL_ID
-  tempmail messages wait EMAIL_ID [--timeout 60s] [--since now|ISO|MESSAGE_ID]
+  tempmail messages wait EMAIL_ID [--timeout 60s] [--max-requests N] [--since now|ISO|MESSAGE_ID]
                          [--subject RE] [--from RE] [--to RE] [--body RE] [--extract code|link]
   tempmail message show MESSAGE_ID
   tempmail message source MESSAGE_ID [--out FILE | --raw]
@@ -39,7 +39,7 @@ const help = `tempmail: the tempmail API from the command line
 
 Environment: TEMPMAIL_API_KEY (required), TEMPMAIL_BASE_URL (default http://127.0.0.1:3000).
 --json prints the API's data as JSON for scripts. Every call but usage is a charged request;
-a wait polls (a 30-second wait that finds nothing costs 9 requests).
+a wait polls (a 30-second wait that finds nothing costs 9 requests; --max-requests caps it).
 Text printed to a terminal has its control characters removed; raw bytes go to a terminal
 only with --raw (or to a file with --out, or to a pipe).
 Exit status: 0 done (message found), 1 API or network error, 2 wait timed out (deadline or
@@ -120,6 +120,15 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
     return typeof value === 'string' ? value : undefined;
   };
   const arg = (index: number, name: string) => words[index] ?? fail(`missing ${name}`);
+  /** An id argument, checked before any request: a malformed one is a usage error. */
+  const id = <T>(convert: (value: string) => T, index: number, name: string): T => {
+    try {
+      return convert(arg(index, name));
+    } catch (error) {
+      if (error instanceof TypeError) fail(`${name}: ${error.message}`);
+      throw error;
+    }
+  };
   const print = (data: unknown, human: string) => io.out(json ? `${jsonText(data)}\n` : `${printable(human)}\n`);
   const command = words.slice(0, 2).join(' ');
 
@@ -133,13 +142,13 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       return exitCodes.ok;
     }
     case 'inbox show': {
-      const email = await client.getEmail(arg(2, 'EMAIL_ID'));
+      const email = await client.getEmail(id(asEmailId, 2, 'EMAIL_ID'));
       print(email, `${email.address}\nid: ${email.id}\nstatus: ${email.status}\ncreated: ${email.created_at}\nexpires: ${email.expires_at}`);
       return exitCodes.ok;
     }
     case 'messages list': {
       const items: MessageListItem[] = [];
-      for await (const item of client.messages(arg(2, 'EMAIL_ID'), { limit: 100 })) items.push(item);
+      for await (const item of client.messages(id(asEmailId, 2, 'EMAIL_ID'), { limit: 100 })) items.push(item);
       print(items, items.length ? items.map((m) => `${m.id}  ${m.received_at}  ${m.from}  ${m.subject}`).join('\n') : '(no messages)');
       return exitCodes.ok;
     }
@@ -147,6 +156,9 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       const extract = option('extract');
       if (extract !== undefined && extract !== 'code' && extract !== 'link') fail('--extract takes code or link');
       const timeoutMs = parseDuration(option('timeout') ?? '60s');
+      const budget = option('max-requests');
+      if (budget !== undefined && !/^[1-9]\d{0,5}$/.test(budget)) fail(`--max-requests takes a whole number from 1, got ${budget}`);
+      const maxRequests = budget === undefined ? undefined : Number(budget);
       const regex = (name: string) => {
         const source = option(name);
         if (source === undefined) return undefined;
@@ -156,28 +168,30 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
           return fail(`--${name}: ${(error as Error).message}`);
         }
       };
-      const emailId = arg(2, 'EMAIL_ID');
+      const emailId = id(asEmailId, 2, 'EMAIL_ID');
       const match = { subject: regex('subject'), from: regex('from'), to: regex('to'), body: regex('body') };
       const since = option('since');
       const after = since === undefined ? {} : await sinceOf(client, emailId, since);
       const stop = spinner(io.err, client.now);
       let message: Message;
+      let requests = 0;
       try {
-        message = await client.waitForMessage(emailId, { timeoutMs, match, ...after });
+        message = await client.waitForMessage(emailId, { timeoutMs, maxRequests, match, ...after, onSpent: (spent) => (requests = spent) });
       } finally {
         stop();
       }
       if (extract) {
         const value = extract === 'code' ? extractCode(message) : extractLink(message);
         if (value === undefined) throw new Error(`the message ${message.id} (${JSON.stringify(message.subject)}) holds no ${extract}`);
-        print({ [extract]: value, message_id: message.id }, value);
+        // With --json, what the wait cost beside what it found (each poll is a charged request).
+        print({ [extract]: value, message_id: message.id, requests }, value);
       } else {
         print(message, messageText(message));
       }
       return exitCodes.ok;
     }
     case 'message show': {
-      const message = await client.getMessage(arg(2, 'MESSAGE_ID'));
+      const message = await client.getMessage(id(asMessageId, 2, 'MESSAGE_ID'));
       print(message, messageText(message));
       return exitCodes.ok;
     }
@@ -185,7 +199,7 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
     case 'message attachment': {
       const out = option('out');
       if (!out && !options.has('raw') && process.stdout.isTTY) fail('refusing to write raw mail bytes to a terminal: give --out FILE, pipe the output, or pass --raw');
-      const file = command === 'message source' ? await client.getMessageSource(arg(2, 'MESSAGE_ID')) : await client.getAttachment(arg(2, 'MESSAGE_ID'), arg(3, 'ATTACHMENT_ID'));
+      const file = command === 'message source' ? await client.getMessageSource(id(asMessageId, 2, 'MESSAGE_ID')) : await client.getAttachment(id(asMessageId, 2, 'MESSAGE_ID'), id(asAttachmentId, 3, 'ATTACHMENT_ID'));
       save(file, out, io);
       return exitCodes.ok;
     }
@@ -206,10 +220,16 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
 }
 
 /** `--since`: `now` (a mark taken now), an ISO instant (compared with the server's received_at) or a message id (a mark holding it and all before it). */
-async function sinceOf(client: TempmailClient, emailId: string, since: string) {
+async function sinceOf(client: TempmailClient, emailId: EmailId, since: string) {
   if (since === 'now') return { after: await client.mark(emailId) };
   if (/^msg_/.test(since)) {
-    const message = await client.getMessage(since);
+    let messageId;
+    try {
+      messageId = asMessageId(since);
+    } catch (error) {
+      return fail(`--since: ${(error as Error).message}`);
+    }
+    const message = await client.getMessage(messageId);
     return { after: { emailId, ids: [message.id], newestReceivedAt: message.received_at } };
   }
   const instant = new Date(since);

@@ -1,7 +1,7 @@
-import { AllowanceExhaustedError, TempmailError, TempmailNetworkError, errorFor, type ErrorDetail } from './errors';
+import { AllowanceExhaustedError, TempmailError, TempmailNetworkError, errorFor, type ErrorCode, type ErrorDetail, type ForeignErrorCode } from './errors';
 import { Inbox } from './inbox';
 import { defaultRetryPolicy, delayBeforeRetry, retryAfterOf, type RetryPolicy } from './retry-policy';
-import type { CreateEmailRequest, Domain, Email, FileBody, Message, MessageListItem, Page, PageQuery, Usage } from './types';
+import type { AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Usage } from './types';
 import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitOptions } from './wait-for-message';
 
 /** The default address of the service: the local one that `npm start` runs. */
@@ -29,6 +29,15 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** The fetch to use; the platform's by default. */
   fetch?: typeof fetch;
+  /**
+   * An undici dispatcher for every request, passed to `fetch` as its `dispatcher`: how to go
+   * through a proxy, since Node's `fetch` does not read `HTTPS_PROXY` itself.
+   *
+   * @example
+   * import { EnvHttpProxyAgent } from 'undici';
+   * const tempmail = new TempmailClient({ dispatcher: new EnvHttpProxyAgent() }); // HTTPS_PROXY, NO_PROXY
+   */
+  dispatcher?: RequestInit['dispatcher'];
   /** Milliseconds since the epoch; `Date.now` by default. */
   now?: () => number;
   /** Waits; `setTimeout` by default. */
@@ -67,6 +76,7 @@ export class TempmailClient {
   /** Per email id, the message ids this client's waits returned. */
   readonly returned = new Map<string, Set<string>>();
   private readonly fetchImpl: typeof fetch;
+  private readonly dispatcher: RequestInit['dispatcher'];
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
@@ -81,6 +91,7 @@ export class TempmailClient {
     this.baseUrl = baseUrlOf(options.baseUrl ?? (process.env.TEMPMAIL_BASE_URL || DEFAULT_BASE_URL));
     this.requestTimeoutMs = positiveMs(options.requestTimeoutMs ?? 30_000, 'requestTimeoutMs');
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.dispatcher = options.dispatcher;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
@@ -98,32 +109,32 @@ export class TempmailClient {
   }
 
   /** `GET /v1/emails/{email_id}`. */
-  async getEmail(emailId: string, options: CallOptions = {}): Promise<Email> {
+  async getEmail(emailId: EmailId, options: CallOptions = {}): Promise<Email> {
     return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`, options)).data;
   }
 
   /** `GET /v1/emails/{email_id}/messages`: one page, newest first. */
-  listMessages(emailId: string, query: PageQuery = {}, options: RequestOptions = {}): Promise<Page<MessageListItem>> {
+  listMessages(emailId: EmailId, query: PageQuery = {}, options: RequestOptions = {}): Promise<Page<MessageListItem>> {
     return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, { ...options, query: { ...query } });
   }
 
   /** Every message of an email, page after page (each page is a charged request). */
-  messages(emailId: string, query: Omit<PageQuery, 'cursor'> = {}): AsyncGenerator<MessageListItem> {
+  messages(emailId: EmailId, query: Omit<PageQuery, 'cursor'> = {}): AsyncGenerator<MessageListItem> {
     return this.items((cursor) => this.listMessages(emailId, { ...query, cursor }));
   }
 
   /** `GET /v1/messages/{message_id}`. */
-  async getMessage(messageId: string, options: RequestOptions = {}): Promise<Message> {
+  async getMessage(messageId: MessageId, options: RequestOptions = {}): Promise<Message> {
     return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`, options)).data;
   }
 
   /** `GET /v1/messages/{message_id}/source`: the raw RFC 822 bytes as received. */
-  getMessageSource(messageId: string, options: CallOptions = {}): Promise<FileBody> {
+  getMessageSource(messageId: MessageId, options: CallOptions = {}): Promise<FileBody> {
     return this.file(`/v1/messages/${segment(messageId)}/source`, options);
   }
 
   /** `GET /v1/messages/{message_id}/attachments/{attachment_id}`: the attachment's bytes. */
-  getAttachment(messageId: string, attachmentId: string, options: CallOptions = {}): Promise<FileBody> {
+  getAttachment(messageId: MessageId, attachmentId: AttachmentId, options: CallOptions = {}): Promise<FileBody> {
     return this.file(`/v1/messages/${segment(messageId)}/attachments/${segment(attachmentId)}`, options);
   }
 
@@ -146,17 +157,17 @@ export class TempmailClient {
    * Polls an email until a new matching message arrives; see `waitForMessage` for what it costs.
    * Never returns a message an earlier wait of this client returned.
    */
-  waitForMessage(emailId: string, options: WaitOptions = {}): Promise<Message> {
+  waitForMessage(emailId: EmailId, options: WaitOptions = {}): Promise<Message> {
     return waitForMessage(this, emailId, options);
   }
 
   /** Waits for `count` new matching messages and returns them oldest first. */
-  waitForMessages(emailId: string, options: WaitOptions & { count: number }): Promise<Message[]> {
+  waitForMessages(emailId: EmailId, options: WaitOptions & { count: number }): Promise<Message[]> {
     return waitForMessages(this, emailId, options);
   }
 
   /** What the inbox holds now (one charged request): take it before the action, pass it as `after` to the wait. */
-  mark(emailId: string, options: CallOptions = {}): Promise<Mark> {
+  mark(emailId: EmailId, options: CallOptions = {}): Promise<Mark> {
     return takeMark(this, emailId, options);
   }
 
@@ -227,7 +238,9 @@ export class TempmailClient {
       let response: Response;
       const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        response = await this.fetchImpl(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+        const init: RequestInit = { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
+        if (this.dispatcher) init.dispatcher = this.dispatcher;
+        response = await this.fetchImpl(url, init);
       } catch (cause) {
         signal?.throwIfAborted();
         const why = timeout.aborted ? `timed out after ${timeoutMs} ms` : ((cause as Error)?.message ?? String(cause));
@@ -270,7 +283,7 @@ async function errorOf(response: Response): Promise<TempmailError> {
   }
   const error = parsed.error ?? {};
   const requestId = error.request_id ?? response.headers.get('x-request-id') ?? undefined;
-  const code = error.code ?? `http_${response.status}`;
+  const code: ErrorCode | ForeignErrorCode = (error.code as ErrorCode | undefined) ?? `http_${response.status}`;
   const message = error.message ?? (text.slice(0, 200) || `HTTP ${response.status}`);
   return errorFor(response.status, code, message, requestId, error.details ?? [], retryAfterOf(response.headers), response.headers.get('ratelimit-remaining'));
 }

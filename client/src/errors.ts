@@ -1,3 +1,35 @@
+import type { components } from './generated/openapi';
+import type { EmailId } from './types';
+
+type Schemas = components['schemas'];
+
+/** Every `error.code` the OpenAPI document gives, taken from its error schemas. */
+export type ErrorCode = { [Name in keyof Schemas]: Schemas[Name] extends { error: { code: infer Code } } ? Code : never }[keyof Schemas];
+
+/** The code of an answer not in the contract's shape (a proxy in between): `http_` and its status. */
+export type ForeignErrorCode = `http_${number}`;
+
+/** The document's error codes, one each (a test holds the list to the document). */
+export const errorCodes = [
+  'invalid_request',
+  'invalid_api_key',
+  'forbidden',
+  'resource_not_found',
+  'address_unavailable',
+  'idempotency_key_reused',
+  'payload_too_large',
+  'policy_violation',
+  'rate_limit_exceeded',
+  'internal_error',
+  'service_unavailable',
+  'request_timeout',
+  'request_header_fields_too_large',
+] as const satisfies readonly ErrorCode[];
+
+// A code the document adds and the list above lacks fails the type check here.
+const everyCodeListed: Record<Exclude<ErrorCode, (typeof errorCodes)[number]>, never> = {};
+void everyCodeListed;
+
 /** One entry of an error's `details`: which field was wrong, and why. */
 export interface ErrorDetail {
   field?: string;
@@ -13,7 +45,8 @@ export class TempmailError extends Error {
   override name = 'TempmailError';
   constructor(
     readonly status: number,
-    readonly code: string,
+    /** One of the document's codes; `http_<status>` for an answer not in the contract's shape. */
+    readonly code: ErrorCode | ForeignErrorCode,
     message: string,
     readonly requestId: string | undefined,
     readonly details: ErrorDetail[] = [],
@@ -64,7 +97,7 @@ export class RateLimitedError extends TempmailError {
   override name = 'RateLimitedError';
   constructor(
     status: number,
-    code: string,
+    code: ErrorCode | ForeignErrorCode,
     message: string,
     requestId: string | undefined,
     details: ErrorDetail[],
@@ -102,7 +135,7 @@ const byStatus: Record<number, typeof TempmailError> = {
 };
 
 /** The typed error of an answer: one class per documented status, the base class for any other. */
-export function errorFor(status: number, code: string, message: string, requestId: string | undefined, details: ErrorDetail[], retryAfter: number | undefined, remaining: string | null): TempmailError {
+export function errorFor(status: number, code: ErrorCode | ForeignErrorCode, message: string, requestId: string | undefined, details: ErrorDetail[], retryAfter: number | undefined, remaining: string | null): TempmailError {
   if (status === 429) {
     const Type = remaining?.trim() === '0' ? AllowanceExhaustedError : RateLimitedError;
     return new Type(status, code, message, requestId, details, retryAfter);
@@ -123,7 +156,7 @@ export class TempmailNetworkError extends Error {
 export class WaitTimeoutError extends Error {
   override name = 'WaitTimeoutError';
   constructor(
-    readonly emailId: string,
+    readonly emailId: EmailId,
     readonly timeoutMs: number,
     /** HTTP requests the wait sent (list pages and whole-message reads). */
     readonly requests: number,
@@ -140,3 +173,33 @@ export class WaitTimeoutError extends Error {
     );
   }
 }
+
+/**
+ * Whether an error is the service's answer, and with `code`, that it carries that code (narrowed).
+ *
+ * @example
+ * try { await tempmail.createEmail({ local_part: 'signup' }); }
+ * catch (error) { if (isErrorCode(error, 'address_unavailable')) { ... } else throw error; }
+ */
+export function isErrorCode<Code extends ErrorCode>(error: unknown, code: Code): error is TempmailError & { readonly code: Code } {
+  return error instanceof TempmailError && error.code === code;
+}
+
+/** 404 `resource_not_found`: absent, expired or another account's (all look the same). */
+export const isNotFound = (error: unknown): error is NotFoundError => error instanceof NotFoundError;
+/** 400 `invalid_request`, with `details` naming each field. */
+export const isInvalidRequest = (error: unknown): error is InvalidRequestError => error instanceof InvalidRequestError;
+/** 401 `invalid_api_key`. */
+export const isInvalidApiKey = (error: unknown): error is InvalidApiKeyError => error instanceof InvalidApiKeyError;
+/** 409: `address_unavailable` or `idempotency_key_reused`. */
+export const isConflict = (error: unknown): error is ConflictError => error instanceof ConflictError;
+/** 422 `policy_violation`. */
+export const isPolicyViolation = (error: unknown): error is PolicyViolationError => error instanceof PolicyViolationError;
+/** 429 after the client's retries: the short window, or (see `isAllowanceExhausted`) the used-up allowance. */
+export const isRateLimited = (error: unknown): error is RateLimitedError => error instanceof RateLimitedError;
+/** 429 with `RateLimit-Remaining: 0`: waiting does not help. */
+export const isAllowanceExhausted = (error: unknown): error is AllowanceExhaustedError => error instanceof AllowanceExhaustedError;
+/** A wait that reached its deadline or its request budget. */
+export const isWaitTimeout = (error: unknown): error is WaitTimeoutError => error instanceof WaitTimeoutError;
+/** The service could not be reached. */
+export const isNetworkError = (error: unknown): error is TempmailNetworkError => error instanceof TempmailNetworkError;

@@ -1,6 +1,6 @@
 import type { TempmailClient } from './client';
 import { extractCode, extractLink } from './extract';
-import type { Email, Message } from './types';
+import type { Email, EmailId, Message } from './types';
 import { messageMatches, type CallOptions, type Mark, type MessageMatch, type WaitOptions } from './wait-for-message';
 
 /** Options of an inbox's wait: the client's wait options without `match` (given apart). */
@@ -25,7 +25,7 @@ export class Inbox {
     private readonly defaults: () => InboxWaitOptions = () => ({}),
   ) {}
 
-  get id(): string {
+  get id(): EmailId {
     return this.email.id;
   }
 

@@ -15,12 +15,26 @@ export {
   TempmailError,
   TempmailNetworkError,
   WaitTimeoutError,
+  errorCodes,
+  isAllowanceExhausted,
+  isConflict,
+  isErrorCode,
+  isInvalidApiKey,
+  isInvalidRequest,
+  isNetworkError,
+  isNotFound,
+  isPolicyViolation,
+  isRateLimited,
+  isWaitTimeout,
+  type ErrorCode,
   type ErrorDetail,
+  type ForeignErrorCode,
 } from './errors';
 export { extractCode, extractCodes, extractLink, extractLinks, type ExtractableMessage } from './extract';
 export { decodeEntities, htmlToText } from './html-text';
 export { parseFrom, type Sender } from './parse-from';
 export { defaultRetryPolicy, type RetryPolicy } from './retry-policy';
-export type { Attachment, CreateEmailRequest, Domain, Email, FileBody, Message, MessageListItem, Page, PageQuery, Pagination, Usage } from './types';
+export { asAttachmentId, asEmailId, asMessageId } from './types';
+export type { Attachment, AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Pagination, Usage } from './types';
 export { waitForMessage, waitForMessages, type CallOptions, type Mark, type MessageMatch, type TextMatcher, type WaitingClient, type WaitOptions } from './wait-for-message';
 export type { components, operations, paths } from './generated/openapi';

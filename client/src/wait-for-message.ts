@@ -1,5 +1,5 @@
 import { AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, WaitTimeoutError } from './errors';
-import type { Message, MessageListItem, Page, PageQuery } from './types';
+import type { EmailId, Message, MessageId, MessageListItem, Page, PageQuery } from './types';
 
 /** A text test: a substring (case-insensitive) or a regular expression. */
 export type TextMatcher = string | RegExp;
@@ -24,8 +24,8 @@ export interface MessageMatch {
 
 /** What an inbox held when it was marked: its message ids and the newest `received_at` as the server wrote it. */
 export interface Mark {
-  emailId: string;
-  ids: string[];
+  emailId: EmailId;
+  ids: MessageId[];
   newestReceivedAt: string | null;
 }
 
@@ -49,8 +49,8 @@ export interface WaitOptions extends CallOptions {
 
 /** The part of the client a wait uses. */
 export interface WaitingClient {
-  listMessages(emailId: string, query?: PageQuery, options?: CallOptions & { once?: boolean }): Promise<Page<MessageListItem>>;
-  getMessage(messageId: string, options?: CallOptions & { once?: boolean }): Promise<Message>;
+  listMessages(emailId: EmailId, query?: PageQuery, options?: CallOptions & { once?: boolean }): Promise<Page<MessageListItem>>;
+  getMessage(messageId: MessageId, options?: CallOptions & { once?: boolean }): Promise<Message>;
   now(): number;
   sleep(ms: number): Promise<void>;
   /** The ids earlier waits returned for this email (the client's memory); a wait adds what it returns. */
@@ -82,7 +82,7 @@ export function sleepFor(client: Pick<WaitingClient, 'sleep'>, ms: number, signa
 }
 
 /** Lists the inbox once (the largest page) and records what is there. */
-export async function takeMark(client: WaitingClient, emailId: string, options: CallOptions = {}): Promise<Mark> {
+export async function takeMark(client: WaitingClient, emailId: EmailId, options: CallOptions = {}): Promise<Mark> {
   const page = await client.listMessages(emailId, { limit: PAGE }, options);
   let newest: string | null = null;
   for (const item of page.data) if (newest === null || Date.parse(item.received_at) > Date.parse(newest)) newest = item.received_at;
@@ -114,7 +114,7 @@ export function messageMatches(message: Message, match: MessageMatch = {}, optio
  * older than its newest message, not before `since`.
  *
  * What it costs: every page is a charged request (a poll stops paging at the first message of
- * the mark, older than it, or seen by an earlier poll), and so is each whole-message read: one
+ * the mark, older than it or than `since`, or seen by an earlier poll), and so is each whole-message read: one
  * for the message returned, plus one per non-matching arrival when `body` or `where` is given.
  * The schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s: a 30-second
  * wait that finds nothing costs 9 requests. `maxRequests` bounds it.
@@ -123,12 +123,12 @@ export function messageMatches(message: Message, match: MessageMatch = {}, optio
  * window's 429 are waited through. A used-up allowance and any other 4xx end the wait at once.
  * Throws `WaitTimeoutError` (with the last error as `cause`) at the deadline or the budget.
  */
-export async function waitForMessage(client: WaitingClient, emailId: string, options: WaitOptions = {}): Promise<Message> {
+export async function waitForMessage(client: WaitingClient, emailId: EmailId, options: WaitOptions = {}): Promise<Message> {
   return (await waitForMessages(client, emailId, { ...options, count: 1 }))[0]!;
 }
 
 /** Waits for `count` new matching messages and returns them oldest first. */
-export async function waitForMessages(client: WaitingClient, emailId: string, options: WaitOptions & { count: number }): Promise<Message[]> {
+export async function waitForMessages(client: WaitingClient, emailId: EmailId, options: WaitOptions & { count: number }): Promise<Message[]> {
   const timeoutMs = positiveMs(options.timeoutMs ?? 30_000, 'timeoutMs');
   const requestTimeoutMs = positiveMs(options.requestTimeoutMs ?? 30_000, 'requestTimeoutMs');
   const { count, maxRequests, signal } = options;
@@ -169,8 +169,8 @@ export async function waitForMessages(client: WaitingClient, emailId: string, op
           const page = await client.listMessages(emailId, { limit: PAGE, cursor }, spend());
           let reachedOld = false;
           for (const item of page.data) {
-            // Newest first: the first message seen before or older than the mark ends the new ones.
-            if (seen.has(item.id) || (options.after && !isAfter(item, { after: options.after }))) {
+            // Newest first: the first message seen before, or older than the mark or `since`, ends the new ones.
+            if (seen.has(item.id) || (options.after && !isAfter(item, { after: options.after })) || (options.since && !isAfter(item, { since: options.since }))) {
               reachedOld = true;
               break;
             }

@@ -3,7 +3,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../lambdas/core/logger';
 import { callFromCommand, evaluate, type MappedCommand } from '../iam';
-import { s3Error, s3Operation, type S3Operation } from './s3-stand-in';
+import { s3Error, s3Operation, type S3Caller, type S3Operation } from './s3-stand-in';
 import { localNaming, type StackFunction } from './template';
 
 /** One AWS call as the endpoints saw it, after evaluation. */
@@ -18,7 +18,7 @@ export interface EvaluatedCall {
 export interface AwsBackends {
   /** dynalite's endpoint. */
   dynamodb: string;
-  s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer) => Promise<void>;
+  s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer, caller: S3Caller) => Promise<void>;
   secrets: ReadonlyMap<string, string>;
 }
 
@@ -113,7 +113,12 @@ export async function startFunctionEndpoint(
       return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
     }
     if (service === 'dynamodb') return forward(req, res, backends.dynamodb, body);
-    if (s3) return backends.s3(req, res, url, s3, body);
+    if (s3) {
+      const bucketArn = `arn:aws:s3:::${s3.input.Bucket}`;
+      const mayList = async (prefix: string) =>
+        (await evaluate(fn.role, { action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': prefix } })).result === 'allowed';
+      return backends.s3(req, res, url, s3, body, { mayList });
+    }
     const arn = mapped.requests[0]!.resource;
     const value = backends.secrets.get(arn);
     if (value === undefined) return jsonError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");

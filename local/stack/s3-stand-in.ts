@@ -10,6 +10,12 @@ export interface S3Operation {
   input: { Bucket: string; Key?: string; Prefix?: string };
 }
 
+/** What the stand-in knows of the caller beyond the call's own authorization. */
+export interface S3Caller {
+  /** Whether the caller's role allows `s3:ListBucket` with this `s3:prefix`. */
+  mayList(prefix: string): Promise<boolean>;
+}
+
 /** Maps a path-style S3 REST request onto its command, or undefined when it is none the stand-in serves. */
 export function s3Operation(method: string, url: URL): S3Operation | undefined {
   const [, bucket = '', ...rest] = url.pathname.split('/');
@@ -59,7 +65,7 @@ function decodeAwsChunked(body: Buffer): Buffer {
  */
 export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
   const uploads = new Map<string, { key: string; parts: Map<number, Buffer>; contentType?: string }>();
-  return async function serve(req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, raw: Buffer): Promise<void> {
+  return async function serve(req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, raw: Buffer, caller: S3Caller): Promise<void> {
     if (operation.input.Bucket !== bucket) return s3Error(res, 404, 'NoSuchBucket', 'The specified bucket does not exist');
     const chunked = String(req.headers['content-encoding'] ?? '').includes('aws-chunked') || String(req.headers['x-amz-content-sha256'] ?? '').startsWith('STREAMING-');
     const body = chunked ? decodeAwsChunked(raw) : raw;
@@ -73,7 +79,12 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
       case 'GetObject':
       case 'HeadObject': {
         const read = await blobs.get(operation.input.Key!, { ifNoneMatch: req.headers['if-none-match'] });
-        if (!read) return operation.command === 'HeadObject' ? void (res.writeHead(404), res.end()) : s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+        if (!read) {
+          // As S3 does: a missing key is told apart from a forbidden one only to a caller that may list it.
+          const listable = await caller.mayList(operation.input.Key!);
+          if (operation.command === 'HeadObject') return void (res.writeHead(listable ? 404 : 403), res.end());
+          return listable ? s3Error(res, 404, 'NoSuchKey', 'The specified key does not exist.') : s3Error(res, 403, 'AccessDenied', 'Access Denied');
+        }
         if (read.notModified) return void (res.writeHead(304, { etag: read.etag }), res.end());
         res.writeHead(200, {
           etag: read.etag,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-store';
+import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { routes, type RouteDefinition } from '../../lambdas/api/routes';
@@ -63,6 +64,8 @@ export interface StackRuntime {
   smtpPort: number;
   /** The operator's view of the storage (as `npm run admin` has it), not the functions'. */
   services: ApiServices;
+  /** The blob bucket as the operator sees it: the directory the S3 stand-in serves. */
+  blobs: BlobStore;
   /** Every AWS call the functions made, as evaluated. */
   calls: EvaluatedCall[];
   /**
@@ -249,6 +252,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
             await blobs.put(`${action.prefix}${messageId}`, raw);
             continue;
           }
+          if (action.kind === 'stop') {
+            stopSet = true;
+            break;
+          }
           if (action.kind === 'unsupported') {
             logger.warn('receipt rule action not emulated', { rule: rule.name, action: action.type });
             continue;
@@ -295,6 +302,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     issuer,
     smtpPort: smtp.port,
     services: operator,
+    blobs,
     calls,
     get functions() {
       return new Map(

@@ -156,6 +156,7 @@ export function requestAuthorizerFunction(template: Template): string | undefine
 export type ReceiptAction =
   | { kind: 'lambda'; functionId: string; invocationType: 'RequestResponse' | 'Event' }
   | { kind: 's3'; bucketId: string; prefix: string }
+  | { kind: 'stop' }
   | { kind: 'unsupported'; type: string };
 
 export interface ReceiptRule {
@@ -178,6 +179,7 @@ export function receiptRules(template: Template): ReceiptRule[] {
         };
       }
       if (action.S3Action) return { kind: 's3', bucketId: functionOf(action.S3Action.BucketName)!, prefix: String(action.S3Action.ObjectKeyPrefix ?? '') };
+      if (action.StopAction?.Scope === 'RuleSet') return { kind: 'stop' };
       return { kind: 'unsupported', type: Object.keys(action)[0] ?? '' };
     });
     return {

@@ -2,6 +2,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, NagPack } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { mailSilenceWindow } from '../../lib/monitoring';
 import { TempmailStack, type TempmailStackProps } from '../../lib/tempmail-stack';
 
 type Resource = { Type: string; Properties: Record<string, any> };
@@ -99,6 +100,9 @@ describe('deployer options', () => {
         hostedZone: { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' },
         parserReservedConcurrency: 20,
         consoleSenderDomain: 'mail.example.test',
+        receiptRuleAfter: 'corporate-archive',
+        mailSilenceMinutes: 30,
+        apiThrottle: { rate: 20_000, burst: 10_000 },
       },
     })['Tempmail-prod']!;
   }, 120_000);
@@ -144,11 +148,73 @@ describe('deployer options', () => {
     expect(parser!.Properties.ReservedConcurrentExecutions).toBe(20);
   });
 
+  it('throttles the stage as the deployer asks', () => {
+    const [stage] = resources(template, 'AWS::ApiGateway::Stage');
+    expect(stage!.Properties.MethodSettings).toContainEqual(expect.objectContaining({ ThrottlingRateLimit: 20000, ThrottlingBurstLimit: 10000 }));
+  });
+
+  it('places the stage\'s rule after the rule the deployer names', () => {
+    expect(resources(template, 'AWS::SES::ReceiptRule')[0]!.Properties.After).toBe('corporate-archive');
+  });
+
+  it('alarms after the silence the deployer chose, in one period when it is an hour or less', () => {
+    const [silence] = resources(template, 'AWS::CloudWatch::Alarm').filter((alarm) => /No mail reached/.test(alarm.Properties.AlarmDescription));
+    expect(silence!.Properties).toMatchObject({ Period: 1800, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+  });
+
   it('says in an output that nobody is notified when no alarm address is given', () => {
     const outputs = template.findOutputs('*');
     const notice = Object.entries(outputs).find(([id]) => id.includes('AlarmNotification'));
     expect(notice?.[1].Value).toMatch(/NOBODY is notified/);
     template.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+});
+
+describe('receiving domains', () => {
+  const zone = { zoneId: 'Z0000000EXAMPLE', zoneName: 'example.test' };
+  /** The logical ids of a domain's own resources: seed, identity, DKIM and MX records. */
+  const idsOf = (template: Template, domain: string) =>
+    Object.entries(template.toJSON().Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>)
+      .filter(([, resource]) => ['Custom::AWS', 'AWS::SES::EmailIdentity', 'AWS::Route53::RecordSet'].includes(resource.Type))
+      .filter(([, resource]) => JSON.stringify(resource.Properties).includes(domain))
+      .map(([logicalId]) => logicalId)
+      .sort();
+
+  it("keeps a domain's resources when another domain is reordered or removed, so no identity is created twice", () => {
+    const templates = synthesize({
+      'Tempmail-two': { stage: 'two', domains: ['mail.example.test', 'inbox.example.test'], hostedZone: zone },
+      'Tempmail-swapped': { stage: 'swapped', domains: ['inbox.example.test', 'mail.example.test'], hostedZone: zone },
+      'Tempmail-one': { stage: 'one', domains: ['inbox.example.test'], hostedZone: zone },
+    });
+    const kept = idsOf(templates['Tempmail-two']!, 'inbox.example.test');
+    // The seed, the identity and the MX record name the domain; the DKIM records name the identity.
+    expect(kept.length).toBeGreaterThanOrEqual(3);
+    expect(idsOf(templates['Tempmail-swapped']!, 'inbox.example.test')).toEqual(kept);
+    expect(idsOf(templates['Tempmail-one']!, 'inbox.example.test')).toEqual(kept);
+    expect(resources(templates['Tempmail-one']!, 'AWS::Route53::RecordSet').filter((record) => record.Properties.Type === 'CNAME')).toHaveLength(3);
+  });
+
+  it('seeds a domain on update as well as on create, never overwriting its row', () => {
+    const template = synthesize({ 'Tempmail-prod': {} })['Tempmail-prod']!;
+    const [seed] = resources(template, 'Custom::AWS').filter((resource) => JSON.stringify(resource.Properties.Create).includes('putItem'));
+    expect(seed!.Properties.Update).toEqual(seed!.Properties.Create);
+    expect(JSON.stringify(seed!.Properties.Update)).toContain('attribute_not_exists(#domain)');
+  });
+
+  it('refuses a domain listed twice', () => {
+    expect(() => synthesize({ 'Tempmail-prod': { domains: ['mail.example.test', 'mail.example.test'] } })).toThrow(/listed twice/);
+  });
+});
+
+describe('the silence before the no-mail alarm', () => {
+  it('is one period up to an hour, hourly periods up to a day, none at 0, and refused otherwise', () => {
+    expect(mailSilenceWindow(15)).toMatchObject({ periods: 1 });
+    expect(mailSilenceWindow(15)!.period.toMinutes()).toBe(15);
+    expect(mailSilenceWindow(90)).toMatchObject({ periods: 2 });
+    expect(mailSilenceWindow(90)!.period.toMinutes()).toBe(60);
+    expect(mailSilenceWindow(1440)).toMatchObject({ periods: 24 });
+    expect(mailSilenceWindow(0)).toBeUndefined();
+    for (const wrong of [-1, 1.5, 1441, Number.NaN]) expect(() => mailSilenceWindow(wrong)).toThrow(/mailSilenceMinutes/);
   });
 });
 

@@ -5,6 +5,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { routes } from '../../lambdas/api/routes';
 import { tableDefinitions, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { TempmailStack } from '../../lib/tempmail-stack';
+import { evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template as IamTemplate } from '../../local/iam';
 
 let template: Template;
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
@@ -187,6 +188,13 @@ describe('the API', () => {
     expect(byType.get('THROTTLED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
   });
 
+  it('throttles the stage at 5,000 requests a second by default, the per-stack target of docs/limits.md', () => {
+    const [stage] = resources('AWS::ApiGateway::Stage');
+    expect(stage!.Properties.MethodSettings).toContainEqual(
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 }),
+    );
+  });
+
   it('logs access without bodies or query strings', () => {
     const stage = resources('AWS::ApiGateway::Stage')[0]!;
     const format: string = stage.Properties.AccessLogSetting.Format;
@@ -217,6 +225,20 @@ describe('functions', () => {
       expect(fn.Properties.Environment.Variables.TEMPMAIL_ENV).toBe('test');
       for (const key of tableKeys) expect(fn.Properties.Environment.Variables).toHaveProperty(tableEnvironmentName(key));
     }
+  });
+
+  it('keeps the logs of every function 30 days, the CDK framework functions (custom resources, bucket deployment) included', () => {
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(routes.length + 4);
+    const groups = template.findResources('AWS::Logs::LogGroup');
+    for (const fn of functions) {
+      const group = fn.Properties.LoggingConfig?.LogGroup?.Ref;
+      expect([fn.Properties.Description ?? fn.Properties.Handler, groups[group]?.Properties.RetentionInDays]).toEqual([
+        fn.Properties.Description ?? fn.Properties.Handler,
+        30,
+      ]);
+    }
+    template.resourceCountIs('Custom::LogRetention', 0);
   });
 
   it('puts the cursor secret in no environment: the functions that sign cursors read it from Secrets Manager', () => {
@@ -262,6 +284,49 @@ describe('functions', () => {
     expect(readsInbound('SweeperFunction')).toBe(true);
   });
 
+  it('lets every function that reads a blob list that key too, so S3 answers a missing blob 404 NoSuchKey, not 403', async () => {
+    const naming = { account: '123456789012', region: 'eu-west-1', stackName: 'Test' };
+    const bucketId = Object.keys(template.findResources('AWS::S3::Bucket')).find((id) => id.startsWith('StorageMailBucket'))!;
+    const bucketArn = new TemplateResolver(template.toJSON() as IamTemplate, naming).arnOf(bucketId);
+    const decide = (role: FunctionRole, action: string, resource: string, context: Record<string, string> = {}) =>
+      evaluate(role, { action, resource, context }).then((decision) => decision.result);
+    let readers = 0;
+    for (const role of loadFunctionRoles(template.toJSON() as IamTemplate, naming).values()) {
+      for (const key of ['mail/m_1/text', 'inbound/ses-1']) {
+        if ((await decide(role, 's3:GetObject', `${bucketArn}/${key}`)) !== 'allowed') continue;
+        readers += 1;
+        expect([role.functionLogicalId, key, await decide(role, 's3:ListBucket', bucketArn, { 's3:prefix': key })]).toEqual([
+          role.functionLogicalId,
+          key,
+          'allowed',
+        ]);
+      }
+    }
+    // The message, attachment and source routes read mail/, the source route and the parser inbound/.
+    expect(readers).toBe(5);
+  });
+
+  it('lets only the sweeper delete (messages), no function batch-write, and only the two domain routes scan (domains)', async () => {
+    const naming = { account: '123456789012', region: 'eu-west-1', stackName: 'Test' };
+    const resolver = new TemplateResolver(template.toJSON() as IamTemplate, naming);
+    const tableArns = Object.keys(template.findResources('AWS::DynamoDB::GlobalTable')).map((id) => [id.match(/^Storage(\w+?)Table/)![1]!, resolver.arnOf(id)] as const);
+    const allowed: Record<string, string[]> = {};
+    for (const role of loadFunctionRoles(template.toJSON() as IamTemplate, naming).values()) {
+      if (!role.entry) continue;
+      for (const [table, arn] of tableArns) {
+        for (const action of ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:Scan']) {
+          if ((await evaluate(role, { action, resource: arn, context: {} })).result !== 'allowed') continue;
+          (allowed[`${action} ${table}`] ??= []).push(role.entry);
+        }
+      }
+    }
+    expect(allowed).toEqual({
+      'dynamodb:DeleteItem messages': ['lambdas/inbound/sweeper.ts'],
+      'dynamodb:Scan domains': expect.arrayContaining(['lambdas/api/handlers/list-domains.ts', 'lambdas/api/handlers/create-email.ts']),
+    });
+    expect(allowed['dynamodb:Scan domains']).toHaveLength(2);
+  });
+
   it('gives the parser a dead-letter queue and retries', () => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { MaximumRetryAttempts: 2 });
     template.hasResourceProperties('AWS::Lambda::Function', {
@@ -277,10 +342,34 @@ describe('inbound mail', () => {
     expect(rule.Properties.Rule.Recipients).toEqual(['mail.example.test', 'inbox.example.test']);
     expect(rule.Properties.Rule.ScanEnabled).toBe(true);
     const actions = rule.Properties.Rule.Actions as Record<string, any>[];
-    expect(actions.map((action) => Object.keys(action)[0])).toEqual(['LambdaAction', 'S3Action', 'LambdaAction']);
+    expect(actions.map((action) => Object.keys(action)[0])).toEqual(['LambdaAction', 'S3Action', 'LambdaAction', 'StopAction']);
     expect(actions[0]!.LambdaAction.InvocationType).toBe('RequestResponse');
     expect(actions[1]!.S3Action.ObjectKeyPrefix).toBe('inbound/');
     expect(actions[2]!.LambdaAction.InvocationType).toBe('Event');
+  });
+
+  it("ends the rule with a stop, so no later rule of a shared set (another application's catch-all) stores the mail, and puts it first", () => {
+    const rule = resources('AWS::SES::ReceiptRule')[0]!;
+    expect(rule.Properties.Rule.Actions.at(-1)).toEqual({ StopAction: { Scope: 'RuleSet' } });
+    // CloudFormation puts a rule without After at the head of the set: before any rule that could store this mail.
+    expect(rule.Properties.After).toBeUndefined();
+  });
+
+  it('alarms when no mail has reached the rule for a day, counting a day without any as silence', () => {
+    const [silence] = resources('AWS::CloudWatch::Alarm').filter((alarm) => /No mail reached/.test(alarm.Properties.AlarmDescription));
+    expect(silence!.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Statistic: 'Sum',
+      Period: 3600,
+      EvaluationPeriods: 24,
+      DatapointsToAlarm: 24,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    const filter = Object.keys(template.findResources('AWS::Lambda::Function')).find((id) => id.startsWith('InboundMailRecipientFilter'));
+    expect(silence!.Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: filter } }]);
   });
 
   it("lets SES write raw mail only from this stage's rule (aws:SourceArn) and this account", () => {
@@ -302,6 +391,16 @@ describe('inbound mail', () => {
         ]),
       },
     });
+  });
+
+  it("lets SES invoke the filter and the parser only from this stage's rule of this account", () => {
+    const fromSes = resources('AWS::Lambda::Permission').filter((permission) => permission.Properties.Principal === 'ses.amazonaws.com');
+    expect(fromSes).toHaveLength(2);
+    for (const permission of fromSes) {
+      expect(permission.Properties.SourceAccount).toEqual({ Ref: 'AWS::AccountId' });
+      expect(JSON.stringify(permission.Properties.SourceArn)).toMatch(/:receipt-rule\/tempmail-test"/);
+      expect(JSON.stringify(permission.Properties.SourceArn)).toContain(':receipt-rule-set/');
+    }
   });
 
   it('keeps dead-lettered SES events one hour, long enough to redrive mail that has not expired', () => {
@@ -336,6 +435,8 @@ describe('monitoring', () => {
     expect(alarms).toEqual(
       expect.arrayContaining([
         'ServerErrorRate',
+        'ConsoleServerErrorRate',
+        'ClaimedConcurrency',
         'AuthorizerErrors',
         'RecipientFilterErrors',
         'ParserErrors',
@@ -348,6 +449,64 @@ describe('monitoring', () => {
     );
     for (const alarm of resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.test' });
+  });
+
+  it('gives every function of the service an error alarm of its own', () => {
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'))
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.TEMPMAIL_ENV)
+      .map(([logicalId]) => logicalId);
+    expect(functions).toHaveLength(routes.length + 4);
+    const watched = resources('AWS::CloudWatch::Alarm')
+      .filter((alarm) => alarm.Properties.MetricName === 'Errors' && alarm.Properties.Namespace === 'AWS/Lambda')
+      .map((alarm) => alarm.Properties.Dimensions[0].Value.Ref);
+    expect(watched.sort()).toEqual(functions.sort());
+  });
+
+  it('alarms on a 5xx rate only once at least five requests failed, so one failure at low traffic wakes nobody', () => {
+    const rates = resources('AWS::CloudWatch::Alarm').filter((alarm) => /requests answered 5xx/.test(alarm.Properties.AlarmDescription));
+    expect(rates).toHaveLength(2);
+    for (const alarm of rates) {
+      const expression = alarm.Properties.Metrics.find((query: any) => query.Expression).Expression;
+      expect(expression).toBe('IF(errors >= 5, 100 * errors / requests, 0)');
+      expect(alarm.Properties.Threshold).toBe(1);
+    }
+  });
+
+  it("counts the console's requests and 5xx apart, from the stage's access log, so /v1 traffic cannot hide a failing console", () => {
+    const format = JSON.parse(resources('AWS::ApiGateway::Stage')[0]!.Properties.AccessLogSetting.Format);
+    expect(format).toMatchObject({ resource: '$context.resourcePath', status: '$context.status', stage: '$context.stage' });
+    const filters = resources('AWS::Logs::MetricFilter').map((filter) => [filter.Properties.MetricTransformations[0].MetricName, filter.Properties.FilterPattern]);
+    expect(Object.fromEntries(filters)).toEqual({
+      ConsoleRequests: '{ $.resource = "/console/*" }',
+      ConsoleServerErrors: '{ ($.resource = "/console/*") && ($.status = "5*") }',
+    });
+    expect(routes.filter((route) => 'auth' in route).every((route) => route.path.startsWith('/console/'))).toBe(true);
+    const consoleRate = resources('AWS::CloudWatch::Alarm').find((alarm) => /console API/.test(alarm.Properties.AlarmDescription))!;
+    const counted = consoleRate.Properties.Metrics.filter((query: any) => query.MetricStat).map((query: any) => query.MetricStat.Metric);
+    expect(counted.map((metric: any) => [metric.MetricName, metric.Dimensions])).toEqual([
+      ['ConsoleRequests', [{ Name: 'Stage', Value: 'test' }]],
+      ['ConsoleServerErrors', [{ Name: 'Stage', Value: 'test' }]],
+    ]);
+  });
+
+  it('alarms on throttles of every secondary index, each table apart', () => {
+    const indexes = resources('AWS::CloudWatch::Alarm')
+      .flatMap((alarm) => alarm.Properties.Metrics ?? [])
+      .flatMap((query: any) => query.MetricStat?.Metric.Dimensions ?? [])
+      .filter((dimension: { Name: string }) => dimension.Name === 'GlobalSecondaryIndexName')
+      .map((dimension: { Value: string }) => dimension.Value);
+    const defined = Object.values(tableDefinitions).flatMap((definition) => ('indexes' in definition ? definition.indexes.map((index) => index.name) : []));
+    // A read and a write throttle metric per index.
+    expect(indexes.sort()).toEqual([...defined, ...defined].sort());
+  });
+
+  it("alarms when the account's functions claim more than 80% of its Lambda concurrency limit", () => {
+    const alarm = resources('AWS::CloudWatch::Alarm').find((candidate) => /concurrency limit/.test(candidate.Properties.AlarmDescription))!;
+    expect(alarm.Properties.Threshold).toBe(80);
+    const queries = alarm.Properties.Metrics as any[];
+    expect(queries.find((query) => query.Expression).Expression).toBe('100 * claimed / SERVICE_QUOTA(usage)');
+    expect(queries.find((query) => query.Id === 'claimed').MetricStat.Metric).toEqual({ Namespace: 'AWS/Lambda', MetricName: 'ClaimedAccountConcurrency' });
+    expect(queries.find((query) => query.Id === 'usage').MetricStat.Metric.Namespace).toBe('AWS/Usage');
   });
 
   it('counts the throttles of every function of the service', () => {
@@ -387,6 +546,18 @@ describe('the console', () => {
     });
     template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
     template.resourceCountIs('AWS::Cognito::ManagedLoginBranding', 1);
+  });
+
+  it("names the managed login domain by the stage and the stack's random id, never the account id", () => {
+    const [domain] = resources('AWS::Cognito::UserPoolDomain');
+    expect(JSON.stringify(domain!.Properties.Domain)).not.toContain('AWS::AccountId');
+    const stackUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+    expect(domain!.Properties.Domain).toEqual({ 'Fn::Join': ['-', ['tempmail-test', { 'Fn::Select': [0, { 'Fn::Split': ['-', stackUuid] }] }]] });
+  });
+
+  it("leaves the Region's API Gateway logging role alone: no stack overwrites the one every API of the Region uses", () => {
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    expect(resources('AWS::IAM::Role').filter((role) => JSON.stringify(role.Properties).includes('AmazonAPIGatewayPushToCloudWatchLogs'))).toEqual([]);
   });
 
   it('gives the console a public client for the authorization code flow only (PKCE), returning to the console over HTTPS', () => {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdir, readlink } from 'node:fs/promises';
-import { request } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
+import { contractDownload } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { sendMail } from '../support/smtp-client';
@@ -45,13 +45,9 @@ async function openBlobFiles(): Promise<string[]> {
 
 /** Starts a download, takes its first chunk of body, then disconnects as a client that gives up would. */
 async function abortAfterFirstChunk(path: string, key: string): Promise<number> {
-  const url = new URL(`${service.runtime.apiUrl}${path}`);
-  const req = request(url, { headers: { Authorization: `Bearer ${key}` } });
-  req.on('error', () => undefined);
-  req.end();
-  const [response] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+  const { request, response } = await contractDownload(new URL(`${service.runtime.apiUrl}${path}`), { Authorization: `Bearer ${key}` });
   const [first] = (await once(response, 'data')) as [Buffer];
-  req.destroy();
+  request.destroy();
   return response.statusCode === 200 ? first.length : -1;
 }
 

@@ -61,6 +61,9 @@ describe('the tempmail CLI against npm start', () => {
 
     const link = await run(['messages', 'wait', emailId, '--timeout', '5s', '--subject', 'verify', '--extract', 'link']);
     expect(link).toMatchObject({ code: 0, stdout: 'https://acme.example/verify?t=1&u=2\n' });
+    // With --json, the requests the wait spent: the mail is there, so one listing and one read.
+    const priced = await run(['messages', 'wait', emailId, '--timeout', '5s', '--subject', 'verify', '--extract', 'code', '--json']);
+    expect(JSON.parse(priced.stdout)).toEqual({ code: '482913', message_id: expect.stringMatching(/^msg_/), requests: 2 });
   });
 
   it('messages list, message show, source and attachment', async () => {
@@ -99,6 +102,13 @@ describe('the tempmail CLI against npm start', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/No matching message arrived .* within 2000 ms/);
+  });
+
+  it('ends a wait at its request budget with exit 2, reporting the requests spent', async () => {
+    const result = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--subject', 'never sent', '--json']);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.stderr)).toMatchObject({ error: { kind: 'timeout', reason: 'budget', requests: 2 } });
+    expect((await run(['messages', 'wait', emailId, '--max-requests', '0'])).code).toBe(64);
   });
 
   it('shows a spinner with the elapsed time on stderr when stderr is a terminal', async () => {

@@ -16,7 +16,6 @@ import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/
  * nodemailer, the user's own dev dependencies, are linked from this project's node_modules.
  */
 const projectRoot = join(__dirname, '..', '..');
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 let service: SpawnedService;
 let work: string;
@@ -58,17 +57,7 @@ beforeAll(async () => {
 
   await writeFile(join(app, 'signup.test.mjs'), readmeBlock('<!-- e2e-example: signup.test.mjs'));
   await writeFile(join(app, 'signup.spec.ts'), readmeBlock('<!-- e2e-example: signup.spec.ts', 'docs/end-to-end-testing.md'));
-  await writeFile(
-    join(app, 'playwright.config.ts'),
-    `import { defineConfig } from '@playwright/test';
-export default defineConfig({
-  testMatch: '*.spec.ts',
-  workers: 1,
-  reporter: 'line',
-  use: { browserName: 'chromium', launchOptions: { executablePath: ${JSON.stringify(chromiumPath)}, args: ${JSON.stringify(chromiumArgs)} } },
-});
-`,
-  );
+  await writeFile(join(app, 'playwright.config.ts'), readmeBlock('<!-- e2e-example: playwright.config.ts', 'docs/end-to-end-testing.md'));
 
   service = await spawnNpmStart({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
@@ -84,10 +73,44 @@ describe('the packed client package, installed into a fresh project', () => {
     const manifest = JSON.parse(await readFile(join(app, 'node_modules', '@tempmail', 'client', 'package.json'), 'utf8'));
     expect(manifest.dependencies).toBeUndefined();
     const files = await readdir(join(app, 'node_modules', '@tempmail', 'client', 'dist'));
-    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'playwright.js', 'playwright.d.ts', 'cli.js']));
+    expect(files).toEqual(expect.arrayContaining(['index.js', 'index.d.ts', 'index.mjs', 'index.d.mts', 'playwright.js', 'playwright.d.ts', 'playwright.mjs', 'playwright.d.mts', 'cli.js']));
+    expect(manifest.sideEffects).toBe(false);
     const usage = await run(join(app, 'node_modules', '.bin', 'tempmail'), ['usage', '--json'], app);
     expect(usage.code).toBe(0);
     expect(JSON.parse(usage.output)).toMatchObject({ plan: 'paid' });
+  });
+
+  it.each([
+    [
+      'an ES module',
+      'smoke.mjs',
+      `import { TempmailClient, TempmailError, isNotFound } from '@tempmail/client';
+import { test } from '@tempmail/client/playwright';
+import { createRequire } from 'node:module';
+const required = createRequire(import.meta.url)('@tempmail/client');`,
+    ],
+    [
+      'a CommonJS module',
+      'smoke.cjs',
+      `const { TempmailClient, TempmailError, isNotFound } = require('@tempmail/client');
+const { test } = require('@tempmail/client/playwright');
+const required = require('@tempmail/client');`,
+    ],
+  ])('loads as %s, with the one copy of each class, and answers through the service', async (_kind, file, imports) => {
+    await writeFile(
+      join(app, file),
+      `${imports}
+(async () => {
+  const tempmail = new TempmailClient();
+  const usage = await tempmail.getUsage();
+  const missing = await tempmail.getEmail('eml_0000000000000000').catch((error) => error);
+  process.stdout.write(JSON.stringify({ plan: usage.plan, notFound: isNotFound(missing), oneCopy: required.TempmailError === TempmailError && missing instanceof required.TempmailError, fixture: typeof test.extend }));
+})();
+`,
+    );
+    const result = await run(process.execPath, [file], app);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.output)).toEqual({ plan: 'paid', notFound: true, oneCopy: true, fixture: 'function' });
   });
 
   it("runs the README's SDK example with node --test", async () => {
@@ -98,7 +121,7 @@ describe('the packed client package, installed into a fresh project', () => {
 
   it("runs the Playwright-fixture example of docs/end-to-end-testing.md with npx playwright test", async () => {
     // The runner and its Chromium keep the real clock (Chromium crawls under libfaketime); the service's may be shifted.
-    const result = await run('npx', ['playwright', 'test'], app, {}, { realClock: true });
+    const result = await run('npx', ['playwright', 'test'], app, { CHROMIUM_PATH: chromiumPath }, { realClock: true });
     expect(result.output).toMatch(/1 passed/);
     expect(result.code).toBe(0);
   }, 90_000);

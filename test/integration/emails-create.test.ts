@@ -1,8 +1,7 @@
-import { request as httpRequest } from 'node:http';
 import { json } from '../support/json';
 import { burst } from '../support/burst';
 import { startTestService, type TestService } from '../support/local-service';
-import { contractFetch } from '../support/contract';
+import { contractFetch, contractRequest } from '../support/contract';
 
 let service: TestService;
 const day = 24 * 60 * 60 * 1000;
@@ -304,16 +303,7 @@ describe('POST /v1/emails idempotency', () => {
  * name goes out as repeated lines, and names differing only in case stay apart (fetch would join
  * or merge them).
  */
-function postWithHeaders(headerLines: string[]): Promise<{ status: number; body: any }> {
-  const url = new URL('/v1/emails', service.runtime.apiUrl);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: 'POST', headers: ['Host', url.host, ...headerLines] }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      response.on('error', reject);
-    });
-    request.on('error', reject);
-    request.end('{}');
-  });
+async function postWithHeaders(headerLines: string[]): Promise<{ status: number; body: any }> {
+  const answer = await contractRequest(service.runtime.apiUrl, '/v1/emails', { method: 'POST', headers: ['Host', new URL(service.runtime.apiUrl).host, ...headerLines], body: '{}' });
+  return { status: answer.status, body: JSON.parse(answer.body.toString('utf8')) };
 }

@@ -1,5 +1,5 @@
-import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
+import { contractRequest } from '../support/contract';
 import { startTestService, type TestService } from '../support/local-service';
 
 /**
@@ -17,22 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-/** One request with the path exactly as given (no normalization by a client library). */
-function send(method: string, path: string, key?: string): Promise<{ status: number; body: string }> {
-  const url = new URL(service.runtime.apiUrl);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: url.hostname, port: url.port, method, path, headers: key ? { Authorization: `Bearer ${key}` } : {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+/** One request with the path exactly as given (no normalization by a client library), its answer checked against the document. */
+async function send(method: string, path: string, key?: string): Promise<{ status: number; body: string }> {
+  const answer = await contractRequest(service.runtime.apiUrl, path, { method, headers: key ? { Authorization: `Bearer ${key}` } : {} });
+  return { status: answer.status, body: answer.body.toString('utf8') };
 }
 
 /** Characters a request target may carry as sent (RFC 3986 plus `%` escapes, valid or not). */

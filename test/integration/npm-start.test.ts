@@ -40,6 +40,11 @@ describe('npm start', () => {
       'tempmail.localhost',
     ]);
 
+    // The local issuer starts with the first request under /oidc: oidc-provider says nothing.
+    const discovery = await contractFetch(`${service.apiUrl}/oidc/.well-known/openid-configuration`);
+    expect(discovery.status).toBe(200);
+    expect(service.output()).not.toContain('oidc-provider');
+
     const document = await contractFetch(`${service.apiUrl}/openapi.yaml`);
     expect(document.status).toBe(200);
     expect(document.headers.get('content-type')).toBe('application/yaml');

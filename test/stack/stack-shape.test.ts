@@ -169,6 +169,20 @@ describe('the stack shape: API flows', () => {
     expect(await attachment.text()).toBe('attached bytes');
   });
 
+  it('answers 404, not 500, for a message whose stored source was swept a moment before the read', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const email = ((await (await createEmail(stack, apiKey, { local_part: 'stack-swept' })).json()) as { data: { id: string; address: string } }).data;
+    await sendMail(stack.smtpPort, { from: 'sender@example.org', to: email.address, subject: 'swept', text: 'gone soon' });
+    await stack.settled();
+    const [listed] = (await everyPage<{ id: string }>(stack, `/v1/emails/${email.id}/messages`, { key: apiKey }))[0]!.data;
+    const stored = await stack.services.messages.get(listed!.id);
+    // S3 answers a missing key 403 to a role that may not list it: the route must still say 404.
+    await stack.blobs.delete(stored!.rawKey);
+    const source = await call(stack, `/v1/messages/${listed!.id}/source`, { key: apiKey });
+    expect(source.status).toBe(404);
+    expect(((await source.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
+  });
+
   it('answers a recipient no receipt rule covers with 550 at RCPT TO', async () => {
     await expect(sendMail(stack.smtpPort, { from: 'a@example.org', to: 'x@not-ours.example', subject: 's', text: 't' })).rejects.toMatchObject({
       responseCode: 550,

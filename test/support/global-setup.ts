@@ -1,3 +1,4 @@
+import { startContractCoverage } from './contract-coverage';
 import { startPermissionCheck } from './permission-check';
 
 /**
@@ -11,6 +12,8 @@ export default function globalSetup(): void {
   checkShiftedClock();
   // The per-function permission check (docs/permissions.md) starts recording; global-teardown.ts judges.
   startPermissionCheck();
+  // Each worker records the documented (operation, status) pairs it met; global-teardown.ts judges a whole run.
+  startContractCoverage();
 }
 
 function checkShiftedClock(): void {

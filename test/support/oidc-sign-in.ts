@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { contractFetch } from './contract';
 
 /**
  * Signs in at an OpenID Connect issuer as a browser would, over real HTTP: the authorization
@@ -8,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 export async function signIn(options: { issuer: string; clientId: string; redirectUri: string; email: string }): Promise<string> {
   const cookies = new Map<string, string>();
   const send = async (url: string, init: RequestInit = {}) => {
-    const response = await fetch(url, {
+    const response = await contractFetch(url, {
       ...init,
       redirect: 'manual',
       headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
@@ -21,7 +22,7 @@ export async function signIn(options: { issuer: string; clientId: string; redire
     return response;
   };
   const absolute = (location: string | null) => new URL(location ?? '', options.issuer).href;
-  const discovery = (await (await fetch(`${options.issuer}/.well-known/openid-configuration`)).json()) as {
+  const discovery = (await (await contractFetch(`${options.issuer}/.well-known/openid-configuration`)).json()) as {
     authorization_endpoint: string;
     token_endpoint: string;
   };
@@ -56,7 +57,7 @@ export async function signIn(options: { issuer: string; clientId: string; redire
   }
   const back = new URL(location).searchParams;
   if (back.get('state') !== state || !back.get('code')) throw new Error(`sign-in returned no code: ${location}`);
-  const token = await fetch(discovery.token_endpoint, {
+  const token = await contractFetch(discovery.token_endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({

@@ -201,42 +201,57 @@ export interface components {
         AttachmentId: string;
         /** @example req_6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b */
         RequestId: string;
-        /** @description Both properties are optional; the service chooses what is not given. */
+        /**
+         * Format: date-time
+         * @description An instant in UTC with milliseconds, as `2026-11-23T20:00:00.000Z` (the pattern holds where a 2020-12 `format` is only an annotation).
+         * @example 2026-11-23T20:00:00.000Z
+         */
+        Timestamp: string;
+        /** @description The part of an address before the at-sign, as the contract gives it. */
+        LocalPart: string;
+        /** @description A domain name in canonical form, lower-cased and without a trailing dot. */
+        Hostname: string;
+        /**
+         * Format: email
+         * @description `local_part` and `domain` joined by an at-sign, at most 254 characters (the SMTP path limit).
+         */
+        Address: string;
+        /**
+         * @description Both properties are optional; the service chooses what is not given. The schema accepts
+         *     what the service accepts: white space around a value is trimmed and letters are
+         *     lower-cased before the value is checked (`K`, the Kelvin sign, lower-cases to `k`).
+         */
         CreateEmailRequest: {
             /**
-             * @description The part before the at-sign. Trimmed and lower-cased before validation; reserved
-             *     names (RFC 2142 role names and system mailboxes, compared without `.`, `_` and `-`)
-             *     and two dots in a row are 422; an address already issued is 409.
+             * @description The part before the at-sign: once trimmed and lower-cased, 1 to 64 characters of the
+             *     contract's pattern `^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$` (another value is 400).
+             *     Reserved names (RFC 2142 role names and system mailboxes, compared without `.`, `_`
+             *     and `-`) and two dots in a row are 422; an address already issued is 409.
+             * @example signup-test-42
+             * @example Signup-Test-42
              */
             local_part?: string;
             /**
-             * Format: hostname
-             * @description An active domain from the domain listing (lower-cased, a trailing dot removed). A malformed hostname is 400; a domain not open for creation is 422.
+             * @description An active domain from the domain listing: trimmed, lower-cased and a trailing dot
+             *     removed before it is checked. A malformed hostname is 400; a domain not open for
+             *     creation is 422.
              */
             domain?: string;
         };
         Email: {
             id: components["schemas"]["EmailId"];
+            address: components["schemas"]["Address"];
+            local_part: components["schemas"]["LocalPart"];
+            domain: components["schemas"]["Hostname"];
             /**
-             * Format: email
-             * @description `local_part` and `domain` joined by an at-sign.
+             * @description Always `active` on a read and on a create: an expired email is the one 404. The
+             *     contract's other value, `expired`, is never sent.
+             * @constant
              */
-            address: string;
-            local_part: string;
-            /** Format: hostname */
-            domain: string;
-            /**
-             * @description Reads never return `expired` (an expired email is 404); the value is kept for the contract.
-             * @enum {string}
-             */
-            status: "active" | "expired";
-            /** Format: date-time */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description 30 days after `created_at`; the address stops receiving then and is never allocated again.
-             */
-            expires_at: string;
+            status: "active";
+            created_at: components["schemas"]["Timestamp"];
+            /** @description 30 days after `created_at`; the address stops receiving then and is never allocated again. */
+            expires_at: components["schemas"]["Timestamp"];
         };
         EmailResponse: {
             data: components["schemas"]["Email"];
@@ -251,13 +266,9 @@ export interface components {
             to: string[];
             /** @description The decoded subject, control characters removed; `""` when absent. Hostile data. */
             subject: string;
-            /** Format: date-time */
-            received_at: string;
-            /**
-             * Format: date-time
-             * @description 15 minutes after `received_at`; afterwards every read of the message is 404.
-             */
-            expires_at: string;
+            received_at: components["schemas"]["Timestamp"];
+            /** @description 15 minutes after `received_at`; afterwards every read of the message is 404. */
+            expires_at: components["schemas"]["Timestamp"];
             /** @description The size of the raw source in bytes. */
             size_bytes: number;
             attachment_count: number;
@@ -274,13 +285,9 @@ export interface components {
             to: string[];
             /** @description The decoded subject, control characters removed; `""` when absent. Hostile data. */
             subject: string;
-            /** Format: date-time */
-            received_at: string;
-            /**
-             * Format: date-time
-             * @description 15 minutes after `received_at`; afterwards every read of the message is 404.
-             */
-            expires_at: string;
+            received_at: components["schemas"]["Timestamp"];
+            /** @description 15 minutes after `received_at`; afterwards every read of the message is 404. */
+            expires_at: components["schemas"]["Timestamp"];
             /** @description The size of the raw source in bytes. */
             size_bytes: number;
             attachment_count: number;
@@ -300,30 +307,36 @@ export interface components {
             id: components["schemas"]["AttachmentId"];
             /** @description As the sender gave it, decoded, control characters removed; `""` when none. Hostile data; it never selects the stored object. */
             filename: string;
-            /** @description The type the sender declared. The download itself is always `application/octet-stream`. */
+            /**
+             * @description The type the sender declared, lower-cased, without parameters; `application/octet-stream`
+             *     when it declared none or one that is not a media type. The download itself is always
+             *     `application/octet-stream`.
+             */
             content_type: string;
             size_bytes: number;
-            /**
-             * Format: date-time
-             * @description The message's `expires_at`.
-             */
-            expires_at: string;
+            /** @description The message's `expires_at`. */
+            expires_at: components["schemas"]["Timestamp"];
             /** @description The relative path of the attachment download. */
             download_path: string;
         };
-        /** @description `next_cursor` is present only when `has_more` is true. */
-        Pagination: {
-            has_more: boolean;
+        /** @description `next_cursor` is present exactly when `has_more` is true. */
+        Pagination: components["schemas"]["MorePages"] | components["schemas"]["LastPage"];
+        MorePages: {
+            /** @constant */
+            has_more: true;
             /** @description Send it unchanged as `cursor` for the next page. Opaque and signed; valid for one hour. */
-            next_cursor?: string;
+            next_cursor: string;
+        };
+        LastPage: {
+            /** @constant */
+            has_more: false;
         };
         MessageListResponse: {
             data: components["schemas"]["MessageListItem"][];
             pagination: components["schemas"]["Pagination"];
         };
         Domain: {
-            /** Format: hostname */
-            domain: string;
+            domain: components["schemas"]["Hostname"];
             /** @description Emails may be created on it. */
             create_enabled: boolean;
             /** @description It receives mail. */
@@ -333,14 +346,32 @@ export interface components {
             data: components["schemas"]["Domain"][];
             pagination: components["schemas"]["Pagination"];
         };
-        Usage: {
-            /** @enum {string} */
-            plan: "free" | "paid";
+        /**
+         * @description The plan decides the allowance mode: `free` counts a `lifetime` allowance of 100 requests
+         *     for the life of the account, never renewed; `paid` a durable `balance` of 10,000 requests.
+         */
+        Usage: components["schemas"]["FreeUsage"] | components["schemas"]["PaidUsage"];
+        FreeUsage: {
+            /** @constant */
+            plan: "free";
             /**
-             * @description `lifetime` (free: 100 requests for the life of the account, never renewed) or `balance` (paid: a durable balance of 10,000 requests).
-             * @enum {string}
+             * @description 100 requests for the life of the account, never renewed.
+             * @constant
              */
-            allowance_mode: "lifetime" | "balance";
+            allowance_mode: "lifetime";
+            used_requests: number;
+            remaining_requests: number;
+            /** @description Requests granted beyond the plan's allowance. */
+            additional_requests: number;
+        };
+        PaidUsage: {
+            /** @constant */
+            plan: "paid";
+            /**
+             * @description A durable balance of 10,000 requests, decreased by charged requests; not reset at a month's boundary.
+             * @constant
+             */
+            allowance_mode: "balance";
             used_requests: number;
             remaining_requests: number;
             /** @description Requests granted beyond the plan's allowance. */
@@ -365,7 +396,9 @@ export interface components {
             error: {
                 /** @constant */
                 code?: "invalid_request";
-            } & components["schemas"]["Error"];
+                /** @description One entry per offending field, parameter or header, each naming it in `field`. */
+                details: unknown;
+            } & WithRequired<components["schemas"]["Error"], "details">;
         };
         InvalidApiKeyError: {
             error: {
@@ -401,7 +434,8 @@ export interface components {
             error: {
                 /** @constant */
                 code?: "policy_violation";
-            } & components["schemas"]["Error"];
+                details: unknown;
+            } & WithRequired<components["schemas"]["Error"], "details">;
         };
         RateLimitError: {
             error: {
@@ -419,6 +453,18 @@ export interface components {
             error: {
                 /** @constant */
                 code?: "service_unavailable";
+            } & components["schemas"]["Error"];
+        };
+        RequestTimeoutError: {
+            error: {
+                /** @constant */
+                code?: "request_timeout";
+            } & components["schemas"]["Error"];
+        };
+        RequestHeaderFieldsTooLargeError: {
+            error: {
+                /** @constant */
+                code?: "request_header_fields_too_large";
             } & components["schemas"]["Error"];
         };
     };
@@ -600,6 +646,38 @@ export interface components {
                 "application/json": components["schemas"]["ServiceUnavailableError"];
             };
         };
+        /**
+         * @description The local service only (`npm start`): the request did not finish arriving within the
+         *     front's time-out, so no route ran. Not charged; the connection is closed. In AWS, API
+         *     Gateway's front end refuses such a request before the service sees it, in a shape the
+         *     service does not control.
+         */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RequestTimeoutError"];
+            };
+        };
+        /**
+         * @description The local service only (`npm start`): the request's headers exceed what the front reads
+         *     (Node's 16 KiB), so no route ran. Not charged; the connection is closed. In AWS, API
+         *     Gateway's front end refuses such a request before the service sees it, in a shape the
+         *     service does not control.
+         */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RequestHeaderFieldsTooLargeError"];
+            };
+        };
     };
     parameters: {
         /**
@@ -742,10 +820,12 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -788,7 +868,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -844,7 +926,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -887,7 +971,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -941,7 +1027,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -990,7 +1078,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1042,7 +1132,9 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -1081,9 +1173,14 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};

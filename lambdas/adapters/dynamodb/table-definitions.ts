@@ -45,7 +45,7 @@ export const tableDefinitions = {
         sortKey: 'received_sort',
         include: ['from', 'to', 'subject', 'received_at', 'expires_at', 'size_bytes', 'attachment_count'],
       },
-      /** Expired messages for the sweeper: hour buckets, ordered by expiry, with where their blobs are. */
+      /** Expired messages for the sweeper: 16 shards of each hour, ordered by expiry, with where their blobs are. */
       { name: 'by_expiry', partitionKey: 'expiry_hour', sortKey: 'expires_at', include: ['mail_id', 'raw_key'] },
     ],
   },

@@ -2,7 +2,7 @@ import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
-import { DynamoDbMessageStore } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
+import { DynamoDbMessageStore, expiryPartition, expiryShards } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
 import { PermanentStorageFault, Unavailable } from '../../../lambdas/core/errors';
 import type { MessageRecord } from '../../../lambdas/core/mail-ports';
 
@@ -107,23 +107,40 @@ describe('DynamoDbMessageStore listing an email', () => {
 });
 
 describe('DynamoDbMessageStore for the sweeper', () => {
-  it('reads every expiring message from the expiry index, following continuations', async () => {
-    const keys = (n: number) => ({
-      message_id: `msg_${n}`,
-      expiry_hour: '2026-11-22T12',
-      expires_at: '2026-11-22T12:15:00.000Z',
-      mail_id: `mail_${n}`,
-      raw_key: `mail/mail_${n}/raw`,
-    });
+  const keys = (n: number, shard: number) => ({
+    message_id: `msg_${n}`,
+    expiry_hour: `2026-11-22T12#${shard}`,
+    expires_at: '2026-11-22T12:15:00.000Z',
+    mail_id: `mail_${n}`,
+    raw_key: `mail/mail_${n}/raw`,
+  });
+  const partitionOf = (input: unknown) => (input as { ExpressionAttributeValues: Record<string, string> }).ExpressionAttributeValues[':partition'];
+
+  it('reads every shard of every hour of the expiry index, following continuations within a shard', async () => {
+    dynamo.on(QueryCommand).resolves({ Items: [] });
     dynamo
-      .on(QueryCommand)
-      .resolvesOnce({ Items: [keys(1)], LastEvaluatedKey: { message_id: 'msg_1', expiry_hour: '2026-11-22T12', expires_at: 'x' } })
-      .resolvesOnce({ Items: [keys(2)] });
-    const found = await store.expiring(new Date('2026-11-22T12:00:00.000Z'), new Date('2026-11-22T12:30:00.000Z'));
-    expect(found).toEqual([
-      { messageId: 'msg_1', mailId: 'mail_1', rawKey: 'mail/mail_1/raw', expiresAt: '2026-11-22T12:15:00.000Z' },
-      { messageId: 'msg_2', mailId: 'mail_2', rawKey: 'mail/mail_2/raw', expiresAt: '2026-11-22T12:15:00.000Z' },
-    ]);
+      .on(QueryCommand, { ExpressionAttributeValues: { ':partition': '2026-11-22T12#3' } })
+      .resolvesOnce({ Items: [keys(1, 3)], LastEvaluatedKey: { message_id: 'msg_1', expiry_hour: '2026-11-22T12#3', expires_at: 'x' } })
+      .resolvesOnce({ Items: [keys(2, 3)] });
+    dynamo.on(QueryCommand, { ExpressionAttributeValues: { ':partition': '2026-11-22T13#15' } }).resolves({ Items: [keys(3, 15)] });
+    const found = await store.expiring(new Date('2026-11-22T12:00:00.000Z'), new Date('2026-11-22T13:30:00.000Z'));
+    expect(found.map((message) => message.messageId).sort()).toEqual(['msg_1', 'msg_2', 'msg_3']);
+    expect(found[0]).toEqual({ messageId: 'msg_1', mailId: 'mail_1', rawKey: 'mail/mail_1/raw', expiresAt: '2026-11-22T12:15:00.000Z' });
+    const partitions = dynamo.commandCalls(QueryCommand).map((call) => partitionOf(call.args[0].input));
+    const expected = ['2026-11-22T12', '2026-11-22T13'].flatMap((hour) => Array.from({ length: expiryShards }, (_, shard) => `${hour}#${shard}`));
+    expect(new Set(partitions)).toEqual(new Set(expected));
+    // Shard 3 of 12h was read twice (a continuation), every other partition once.
+    expect(partitions).toHaveLength(expected.length + 1);
+  });
+
+  it('spreads the messages of one hour over all 16 shards, each message always into the same one', () => {
+    const partitions = Array.from({ length: 1_000 }, (_, n) => expiryPartition('2026-11-22T12:15:00.000Z', `msg_${n.toString(36).padStart(12, '0')}`));
+    const counts = new Map<string, number>();
+    for (const partition of partitions) counts.set(partition, (counts.get(partition) ?? 0) + 1);
+    expect(counts.size).toBe(expiryShards);
+    for (const count of counts.values()) expect(count).toBeGreaterThan(1_000 / expiryShards / 2);
+    expect(expiryPartition('2026-11-22T12:15:00.000Z', 'msg_abc')).toBe(expiryPartition('2026-11-22T12:59:00.000Z', 'msg_abc'));
+    expect(expiryPartition('2026-11-22T12:15:00.000Z', 'msg_abc')).toMatch(/^2026-11-22T12#([0-9]|1[0-5])$/);
   });
 });
 

@@ -54,6 +54,17 @@ describe('waitForMessage', () => {
     expect(inbox.calls).toEqual(['list ', 'list 2', 'list 4', 'list ', `get ${message.id}`]);
   });
 
+  it('stops paging at the first message older than `since`: one page per poll, however long the list', async () => {
+    const inbox = fakeInbox();
+    for (let i = 0; i < 5; i++) inbox.arrive(`old ${i}`);
+    inbox.advance(5_000);
+    const since = new Date(inbox.client.now());
+    inbox.client.onSleep = (count) => count === 1 && inbox.arrive('Your code');
+    const message = await waitForMessage(inbox.client, 'eml_aaaaaaaaaa', { since, match: { subject: 'code' } });
+    expect(message.subject).toBe('Your code');
+    expect(inbox.calls).toEqual(['list ', 'list ', `get ${message.id}`]);
+  });
+
   it('ignores messages received before `since`, and reads a candidate once to test its body', async () => {
     const inbox = fakeInbox();
     inbox.arrive('Your code', 'code 111111');

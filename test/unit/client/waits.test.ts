@@ -25,7 +25,7 @@ function service() {
   const sleeps: number[] = [];
   let override: ((path: string) => Response | undefined) | undefined;
   const arrive = (subject: string, text = '', to = ['x@tempmail.localhost']) => {
-    const id = `msg_${String(messages.length).padStart(10, '0')}`;
+    const id = `msg_${String(messages.length).padStart(10, '0')}` as const;
     messages.unshift({
       id,
       email_id: EMAIL,

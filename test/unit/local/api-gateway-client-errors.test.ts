@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { startApiGateway, type RunningApiGateway } from '../../../local/api-gateway';
+import { clientErrorResponse, startApiGateway, type RunningApiGateway } from '../../../local/api-gateway';
+import { contract, contractProblems } from '../../support/contract';
 
 const requestIdPattern = /^req_[A-Za-z0-9_-]{16,80}$/;
 
@@ -40,14 +41,23 @@ async function rawExchange(request: string | Buffer): Promise<{ status: number; 
   return { status: Number(statusLine!.split(' ')[1]), headers, body: text.slice(split + 4) };
 }
 
-function expectContractError(answer: Awaited<ReturnType<typeof rawExchange>>, status: number, code: string) {
+function expectContractError(answer: Awaited<ReturnType<typeof rawExchange>>, status: number, code: string, details?: object[]) {
   expect(answer.status).toBe(status);
   expect(answer.headers.get('content-type')).toBe('application/json');
   expect(answer.headers.get('cache-control')).toBe('private, no-store');
   const requestId = answer.headers.get('x-request-id');
   expect(requestId).toMatch(requestIdPattern);
   expect(Number(answer.headers.get('content-length'))).toBe(Buffer.byteLength(answer.body));
-  expect(JSON.parse(answer.body)).toEqual({ error: { code, message: expect.any(String), request_id: requestId } });
+  expect(JSON.parse(answer.body)).toEqual({ error: { code, message: expect.any(String), request_id: requestId, ...(details ? { details } : {}) } });
+}
+
+/** Every operation of the document, with a path that matches it. */
+const operationPaths = contract().operations.map(({ method, template }) => ({ method, path: template.replace(/\{[^}]+\}/g, (name) => `${name.slice(1, 4)}_0123456789abcdef`) }));
+
+/** What the document says of an answer the front gave to `method path`. */
+function problemsAt(method: string, path: string, answer: { status: number; headers: Iterable<[string, string]> | Record<string, string>; body: string }) {
+  const headers = new Headers(answer.headers instanceof Map ? [...answer.headers] : (answer.headers as Record<string, string>));
+  return contractProblems(method, new URL(`http://front.local${path}`), answer.status, headers, answer.body);
 }
 
 describe("errors Node's HTTP server makes itself, answered by the local front in the contract's shape", () => {
@@ -56,12 +66,28 @@ describe("errors Node's HTTP server makes itself, answered by the local front in
     expectContractError(answer, 431, 'request_header_fields_too_large');
   });
 
+  it('answers 431 on every operation as the document describes it', async () => {
+    for (const { method, path } of operationPaths) {
+      const answer = await rawExchange(`${method} ${path} HTTP/1.1\r\nHost: x\r\nX-Filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+      expect(problemsAt(method, path, answer)).toEqual([]);
+    }
+  });
+
+  it('answers a request that never finished arriving with 408, as the document describes it for every operation', () => {
+    for (const { method, path } of operationPaths) {
+      const answer = clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT', 'req_0123456789abcdef0123');
+      expect(answer.status).toBe(408);
+      expect(problemsAt(method, path, answer)).toEqual([]);
+    }
+  });
+
   it('answers a malformed request line with 400 invalid_request', async () => {
-    expectContractError(await rawExchange('THIS IS NOT HTTP\r\n\r\n'), 400, 'invalid_request');
+    expectContractError(await rawExchange('THIS IS NOT HTTP\r\n\r\n'), 400, 'invalid_request', [{ field: 'request', reason: 'must be a valid HTTP/1.1 request' }]);
   });
 
   it('answers a malformed header with 400 invalid_request', async () => {
-    expectContractError(await rawExchange('GET /v1/domains HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'), 400, 'invalid_request');
+    const answer = await rawExchange('GET /v1/domains HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    expectContractError(answer, 400, 'invalid_request', [{ field: 'request', reason: 'must be a valid HTTP/1.1 request' }]);
   });
 
   it('gives each refused request its own request id, and never reaches the authorizer', async () => {
