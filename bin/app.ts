@@ -17,6 +17,8 @@ const ipRateLimit = context('ipRateLimit');
 const mailSilence = context('mailSilenceMinutes');
 const apiRate = context('apiRateLimit');
 const apiBurst = context('apiBurstLimit');
+const messageTtlSeconds = context('messageTtlSeconds');
+const emailTtlSeconds = context('emailTtlSeconds');
 new TempmailStack(app, `Tempmail-${stage}`, {
   stage,
   domains: (context('domains') ?? '').split(',').map((domain) => domain.trim()).filter(Boolean),
@@ -31,6 +33,10 @@ new TempmailStack(app, `Tempmail-${stage}`, {
   consoleSenderDomain: context('consoleSenderDomain'),
   ipRateLimit: ipRateLimit === undefined ? undefined : Number(ipRateLimit),
   parserReservedConcurrency: parserConcurrency === undefined ? undefined : Number(parserConcurrency),
+  lifetimes: {
+    messageTtlSeconds: messageTtlSeconds === undefined ? undefined : Number(messageTtlSeconds),
+    emailTtlSeconds: emailTtlSeconds === undefined ? undefined : Number(emailTtlSeconds),
+  },
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -9,7 +9,7 @@ import { assertReceivingRegion, assertStageName, sesReceivingRegions } from './d
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
 import { ReceivingDomains } from './receiving-domains';
-import { serviceEnvironment } from './service-environment';
+import { serviceEnvironment, type Lifetimes } from './service-environment';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
 import { IpRateLimit } from './web-acl';
@@ -50,6 +50,8 @@ export interface TempmailStackProps extends StackProps {
   mailSilenceMinutes?: number;
   /** Concurrency reserved for the mail parser (default 0: none, so a new account with a limit of 10 deploys). */
   parserReservedConcurrency?: number;
+  /** Message and reservation lifetimes other than the contract's, for a stack run on one machine; unset in a deployment. */
+  lifetimes?: Lifetimes;
 }
 
 /** The whole service in one stack: storage, the API, inbound mail, the sweeper and alarms. */
@@ -81,7 +83,7 @@ export class TempmailStack extends Stack {
       reason:
         'Rotating the cursor HMAC secret only invalidates outstanding cursors (valid one hour); a new value is read at the next cold start.',
     });
-    const environment = serviceEnvironment({ storage, stage: props.stage });
+    const environment = serviceEnvironment({ storage, stage: props.stage, ...(props.lifetimes ? { lifetimes: props.lifetimes } : {}) });
 
     // The console: the user pool first (the API's console authorizer needs it), then the hosting
     // (its address is where sign-in returns), then the client, whose id the console functions learn.

@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3BlobStore } from '../adapters/blobs/s3-blob-store';
-import { lambdaServices } from './lambda-services';
+import { withLambdaServices } from './lambda-services';
 import type { BlobServices } from './services';
 
 let services: BlobServices | undefined;
@@ -14,6 +14,6 @@ export function lambdaBlobServices(): BlobServices {
   if (services) return services;
   const bucket = process.env.BLOB_BUCKET;
   if (!bucket) throw new Error('BLOB_BUCKET is not set');
-  services = { ...lambdaServices(), blobs: new S3BlobStore(new S3Client({}), bucket) };
+  services = withLambdaServices({ blobs: new S3BlobStore(new S3Client({}), bucket) });
   return services;
 }

@@ -4,10 +4,14 @@ import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
 import { oidcIdentityVerifier } from '../adapters/oidc/identity-token-verifier';
 import { createServices, type ApiServices, type ConsoleServices } from './services';
 
-/** The Lambda functions' environment, as the CDK stack sets it. */
+const lifetime = z.optional(z.coerce.number().check(z.int(), z.minimum(1)));
+
+/** The Lambda functions' environment, as the CDK stack sets it (the lifetimes only in a stack synthesized to override them). */
 const lambdaEnvironment = z.object({
   TEMPMAIL_ENV: z.string().check(z.regex(environmentPattern)),
   LOG_LEVEL: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
+  TEMPMAIL_MESSAGE_TTL_SECONDS: lifetime,
+  TEMPMAIL_EMAIL_TTL_SECONDS: lifetime,
 });
 
 let services: ApiServices | undefined;
@@ -27,6 +31,8 @@ export function lambdaServices(): ApiServices {
     tableNames,
     cursorSecret: '',
     logLevel: env.LOG_LEVEL,
+    ...(env.TEMPMAIL_MESSAGE_TTL_SECONDS ? { messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS } : {}),
+    ...(env.TEMPMAIL_EMAIL_TTL_SECONDS ? { emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS } : {}),
   });
   Object.defineProperty(services, 'cursorSecret', {
     enumerable: false,
@@ -35,6 +41,17 @@ export function lambdaServices(): ApiServices {
     },
   });
   return services;
+}
+
+/**
+ * The API's services with more, built from their property descriptors, not a spread: a spread
+ * would drop the guard on `cursorSecret` and hand a route `undefined` as its signing key.
+ */
+export function withLambdaServices<E extends object>(extra: E): ApiServices & E {
+  return Object.defineProperties({} as ApiServices & E, {
+    ...Object.getOwnPropertyDescriptors(lambdaServices()),
+    ...Object.getOwnPropertyDescriptors(extra),
+  });
 }
 
 /** The console functions' further environment: the OpenID Connect issuer they trust. */
@@ -48,16 +65,7 @@ let consoleServices: ConsoleServices | undefined;
 /** The console functions' composition root: the API's services and the identity-token verifier. */
 export function consoleLambdaServices(): ConsoleServices {
   if (consoleServices) return consoleServices;
-  const base = lambdaServices();
   const oidc = z.parse(consoleEnvironment, process.env);
-  // Built from the API's property descriptors, not a spread: a spread would drop the guard on
-  // `cursorSecret` and hand the console routes `undefined` as their signing key.
-  consoleServices = Object.defineProperties({} as ConsoleServices, {
-    ...Object.getOwnPropertyDescriptors(base),
-    identityVerifier: {
-      value: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, base),
-      enumerable: true,
-    },
-  });
+  consoleServices = withLambdaServices({ identityVerifier: oidcIdentityVerifier({ issuer: oidc.OIDC_ISSUER, clientId: oidc.OIDC_CLIENT_ID }, lambdaServices()) });
   return consoleServices;
 }

@@ -24,6 +24,8 @@ export interface AwsBackends {
 
 export interface FunctionEndpoint {
   url: string;
+  /** How many HTTP requests reached this endpoint: each was judged (or refused as unmappable). */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,9 @@ export async function startFunctionEndpoint(
   logger: Logger,
 ): Promise<FunctionEndpoint> {
   const principal = `arn:aws:sts::${localNaming.account}:assumed-role/${fn.role.roleArn.split('/').pop()}/${fn.name}`;
+  let requests = 0;
   const server: Server = createServer((req, res) => {
+    requests += 1;
     serve(req, res).catch((error: Error) => {
       logger.error('aws endpoint failed', { function: fn.name, error: error.message });
       if (!res.headersSent) jsonError(res, 500, 'InternalFailure', 'local endpoint failure');
@@ -71,6 +75,8 @@ export async function startFunctionEndpoint(
     let command: string | undefined;
     let input: Record<string, unknown> = {};
     let s3: S3Operation | undefined;
+    // A call that cannot be evaluated fails as a service fault, in the protocol the SDK reads.
+    const failure = (message: string) => (service === 's3' ? s3Error(res, 500, 'InternalError', message) : jsonError(res, 500, 'InternalFailure', message));
     if (service === 's3') {
       s3 = s3Operation(req.method ?? 'GET', url);
       if (s3) ({ command, input } = s3);
@@ -86,7 +92,7 @@ export async function startFunctionEndpoint(
     if (mapped.kind === 'unmappable') {
       record({ function: fn.name, service, action: command ?? '', resource: '', decision: 'unmappable' });
       logger.error('aws call not evaluated', { function: fn.name, reason: mapped.reason });
-      return jsonError(res, 500, 'InternalFailure', `the local stack cannot evaluate this call: ${mapped.reason}`);
+      return failure(`the local stack cannot evaluate this call: ${mapped.reason}`);
     }
     for (const request of mapped.requests) {
       const decision = await evaluate(fn.role, request);
@@ -101,7 +107,7 @@ export async function startFunctionEndpoint(
         resource: request.resource,
         reason: decision.reason,
       });
-      if (decision.result === 'unmappable') return jsonError(res, 500, 'InternalFailure', decision.reason);
+      if (decision.result === 'unmappable') return failure(`the local stack cannot evaluate this call: ${decision.reason}`);
       const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} because no identity-based policy allows the ${request.action} action`;
       if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
       return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
@@ -125,6 +131,9 @@ export async function startFunctionEndpoint(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return requests;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
+import type { FunctionClock } from './function-clock';
 import type { StackFunction } from './template';
 
 export class FunctionError extends Error {
@@ -11,6 +12,14 @@ export class FunctionError extends Error {
     super(message);
     this.name = errorType;
   }
+}
+
+interface WorkerMessage {
+  id: number;
+  chunk?: Uint8Array;
+  result?: unknown;
+  error?: { errorType: string; errorMessage: string };
+  outbound?: { kind: 'request' | 'connection'; target: string };
 }
 
 interface Pending {
@@ -30,10 +39,14 @@ export class FunctionHost {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   invocations = 0;
+  /** What the function sent over the network, by `host:port`: HTTP requests counted, TCP connections listed. */
+  readonly outbound = { requests: new Map<string, number>(), connections: new Set<string>() };
 
   constructor(
     readonly fn: StackFunction,
     readonly environment: () => Record<string, string>,
+    /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
+    private readonly clock?: FunctionClock,
   ) {}
 
   invoke(event: unknown, stream?: Writable): Promise<unknown> {
@@ -71,13 +84,14 @@ export class FunctionHost {
     const entry = join(__dirname, 'function-worker.ts');
     const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
       eval: true,
-      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName },
+      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.clock?.buffer },
       env: this.environment(),
       resourceLimits: { maxOldGenerationSizeMb: this.fn.memoryMb },
       stdout: false,
       stderr: false,
     });
-    worker.on('message', (message: { id: number; chunk?: Uint8Array; result?: unknown; error?: { errorType: string; errorMessage: string } }) => {
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.outbound) return this.noteOutbound(message.outbound);
       const pending = this.pending.get(message.id);
       if (!pending) return;
       if (message.chunk) {
@@ -97,6 +111,11 @@ export class FunctionHost {
     worker.unref();
     this.worker = worker;
     return worker;
+  }
+
+  private noteOutbound({ kind, target }: { kind: 'request' | 'connection'; target: string }): void {
+    if (kind === 'connection') this.outbound.connections.add(target);
+    else this.outbound.requests.set(target, (this.outbound.requests.get(target) ?? 0) + 1);
   }
 
   private fail(worker: Worker, error: Error): void {

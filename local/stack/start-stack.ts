@@ -9,7 +9,7 @@ import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { routes, type RouteDefinition } from '../../lambdas/api/routes';
-import { createServices, type ApiServices } from '../../lambdas/composition/services';
+import { createServices, emailLifetimeSeconds, messageLifetimeSeconds, type ApiServices } from '../../lambdas/composition/services';
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { startApiGateway, type RouteFunction } from '../api-gateway';
@@ -21,9 +21,12 @@ import { startLocalDynamoDb } from '../local-dynamodb';
 import { maxMessageBytes, smtpError, startSmtpIntake } from '../smtp-intake';
 import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from './aws-endpoints';
 import { ensureCloudAssembly } from './cloud-assembly';
+import type { FunctionClock } from './function-clock';
 import { FunctionHost } from './function-host';
 import { s3StandIn } from './s3-stand-in';
+import { apiDisagreements } from './api-agreement';
 import {
+  apiAuthorizers,
   apiMethods,
   localNaming,
   localResolver,
@@ -42,6 +45,16 @@ export interface StackOptions {
   cdkOut?: string;
   /** Edits the template before it runs: a test removes a grant here. */
   editTemplate?: (template: Template) => void;
+  /** A test's clock for the function threads (expiry without sleeping); absent: the system clock. */
+  clock?: FunctionClock;
+}
+
+export interface RunningFunction {
+  name: string;
+  environment: Record<string, string>;
+  invocations: number;
+  outbound: { requests: Record<string, number>; connections: string[] };
+  endpointRequests: number;
 }
 
 export interface StackRuntime {
@@ -55,13 +68,30 @@ export interface StackRuntime {
   blobs: BlobStore;
   /** Every AWS call the functions made, as evaluated. */
   calls: EvaluatedCall[];
-  /** The functions that run, by logical id, with their environment as given. */
-  functions: Map<string, { name: string; environment: Record<string, string>; invocations: number }>;
+  /**
+   * The functions that run, by logical id: their environment as given, how often each was invoked,
+   * what each sent over the network (by `host:port`) and how many requests its AWS endpoint judged.
+   */
+  functions: Map<string, RunningFunction>;
   /** Runs the scheduled sweeper once now. */
   sweep(): Promise<unknown>;
   /** Resolves once every asynchronous (Event) invocation so far has finished, its retries included. */
   settled(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * What of the configuration the template must carry, as the app's context (bin/app.ts): the stage,
+ * the receiving domains, and the message and reservation lifetimes when they are not the
+ * contract's (so that the usual run shares one synthesis).
+ */
+export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | 'messageTtlSeconds' | 'emailTtlSeconds'>): Record<string, string> {
+  return {
+    stage: config.env,
+    domains: config.domains.join(','),
+    ...(config.messageTtlSeconds !== messageLifetimeSeconds ? { messageTtlSeconds: String(config.messageTtlSeconds) } : {}),
+    ...(config.emailTtlSeconds !== emailLifetimeSeconds ? { emailTtlSeconds: String(config.emailTtlSeconds) } : {}),
+  };
 }
 
 /**
@@ -71,10 +101,14 @@ export interface StackRuntime {
  */
 export async function startStack(config: LocalConfig, options: StackOptions = {}): Promise<StackRuntime> {
   const logger = jsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
-  const cdkOut = options.cdkOut ?? (await ensureCloudAssembly({ stage: config.env, domains: config.domains.join(',') }, (line) => console.log(line)));
+  const cdkOut = options.cdkOut ?? (await ensureCloudAssembly(synthesisContext(config), (line) => console.log(line)));
   const template = readStack(cdkOut);
   nameTablesLocally(template);
   options.editTemplate?.(template);
+  // Before anything starts: an API the front cannot serve as the template declares is refused, named.
+  const methods = apiMethods(template);
+  const disagreements = apiDisagreements(methods, apiAuthorizers(template), routes);
+  if (disagreements.length > 0) throw new Error(`the template's API is not the one the local front serves:\n  ${disagreements.join('\n  ')}`);
   if (config.dataDir) {
     await mkdir(config.dataDir, { recursive: true });
     const running = await runningEndpoint(config.dataDir);
@@ -101,7 +135,6 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   );
 
   // Which functions serve the stack: the API's, the authorizer, the receipt rules' and the schedules'.
-  const methods = apiMethods(template);
   const authorizerId = requestAuthorizerFunction(template);
   const rules = receiptRules(template);
   const scheduled = schedules(template);
@@ -122,7 +155,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   for (const domain of config.domains) await addDomain(domain, operator);
 
   const calls: EvaluatedCall[] = [];
-  const endpoints: FunctionEndpoint[] = [];
+  const endpoints = new Map<string, FunctionEndpoint>();
   const hosts = new Map<string, FunctionHost>();
   // The console's issuer stands in for the user pool: known once the front listens.
   let front: ConsoleFront | undefined;
@@ -144,20 +177,20 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
 
   for (const fn of functions) {
     const endpoint = await startFunctionEndpoint(fn, { dynamodb: dynamodb.endpoint, s3, secrets }, (call) => calls.push(call), logger);
-    endpoints.push(endpoint);
+    endpoints.set(fn.logicalId, endpoint);
     const environment = {
       ...fn.environment,
       ...(fn.environment.OIDC_ISSUER !== undefined ? { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: front.clientId } : {}),
       LOG_LEVEL: config.logLevel,
       ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
     };
-    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment));
+    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock));
   }
 
-  // API: each route of the table served by the function its template method integrates with.
+  // API: each route of the table served by the function its template method integrates with
+  // (the two agree, or the stack did not start).
   for (const route of routes as readonly RouteDefinition[]) {
-    const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path);
-    if (!method) continue;
+    const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path)!;
     const target = host(method.functionId);
     routeFunctions.set(
       route.id,
@@ -272,7 +305,18 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     blobs,
     calls,
     get functions() {
-      return new Map([...hosts].map(([logicalId, fnHost]) => [logicalId, { name: fnHost.fn.name, environment: fnHost.environment(), invocations: fnHost.invocations }]));
+      return new Map(
+        [...hosts].map(([logicalId, fnHost]): [string, RunningFunction] => [
+          logicalId,
+          {
+            name: fnHost.fn.name,
+            environment: fnHost.environment(),
+            invocations: fnHost.invocations,
+            outbound: { requests: Object.fromEntries(fnHost.outbound.requests), connections: [...fnHost.outbound.connections] },
+            endpointRequests: endpoints.get(logicalId)!.requests,
+          },
+        ]),
+      );
     },
     sweep: () => Promise.all(scheduled.map((schedule) => host(schedule.functionId).invoke(scheduledEvent()))),
     settled: async () => {
@@ -283,7 +327,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       await Promise.all([smtp.close(), gateway.close()]);
       await Promise.all([...inFlight]).catch(() => undefined);
       await Promise.all([...hosts.values()].map((fnHost) => fnHost.close()));
-      await Promise.all(endpoints.map((endpoint) => endpoint.close()));
+      await Promise.all([...endpoints.values()].map((endpoint) => endpoint.close()));
       if (config.dataDir) await withdrawEndpoint(config.dataDir);
       admin.destroy();
       await dynamodb.close();

@@ -131,6 +131,22 @@ export function apiMethods(template: Template): ApiMethod[] {
   });
 }
 
+export interface ApiAuthorizer {
+  type: string;
+  identitySource: string;
+  cacheTtlSeconds: number;
+}
+
+/** The REST API's authorizers, as declared: type, identity source and result caching. */
+export function apiAuthorizers(template: Template): ApiAuthorizer[] {
+  return resourcesOfType(template, 'AWS::ApiGateway::Authorizer').map(([, authorizer]) => ({
+    type: String(authorizer.Properties?.Type),
+    identitySource: String(authorizer.Properties?.IdentitySource ?? ''),
+    // API Gateway caches an authorizer's result for 300 seconds unless told otherwise.
+    cacheTtlSeconds: Number(authorizer.Properties?.AuthorizerResultTtlInSeconds ?? 300),
+  }));
+}
+
 /** The function of the REQUEST authorizer. */
 export function requestAuthorizerFunction(template: Template): string | undefined {
   const [, authorizer] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer').find(([, resource]) => resource.Properties?.Type === 'REQUEST') ?? [];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openAccount } from '../../lambdas/core/accounts';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
+import { FunctionClock } from '../../local/stack/function-clock';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
 import type { Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
@@ -26,11 +27,13 @@ const config = testConfig;
 
 let cdkOut: string;
 let stack: StackRuntime;
+/** The function threads' clock: the expiry test moves it past a message's lifetime instead of waiting. */
+const clock = new FunctionClock();
 
 beforeAll(async () => {
   // A first synthesis bundles every function (minutes); later runs reuse it while the sources are unchanged.
   cdkOut = await ensureCloudAssembly(stackContext, () => undefined);
-  stack = await startStack(config, { cdkOut });
+  stack = await startStack(config, { cdkOut, clock });
 }, 600_000);
 afterAll(() => stack?.close());
 
@@ -69,9 +72,10 @@ const consoleSignIn = (runtime: StackRuntime, email: string) =>
   signIn({ issuer: runtime.issuer, clientId: localConsoleClientId, redirectUri: runtime.consoleUrl, email });
 
 describe('npm run start:stack', () => {
-  it('prints the ready line of npm start, serves with the operator CLI on its DATA_DIR, and stops cleanly on SIGTERM', async () => {
+  it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR, stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
-    const service = await spawnNpmStart({ DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' }, 60_000, 'start:stack');
+    const environment = { DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' };
+    let service = await spawnNpmStart(environment, 60_000, 'start:stack');
     try {
       expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost/);
       const created = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
@@ -83,10 +87,32 @@ describe('npm run start:stack', () => {
       await service.stop('SIGTERM');
       expect(service.output()).toContain('tempmail stopping (SIGTERM)');
       expect(service.output()).not.toContain(account.api_key);
+
+      // The data directory was released and kept: the next start serves the same account.
+      service = await spawnNpmStart(environment, 60_000, 'start:stack');
+      const usage = await contractFetch(`${service.apiUrl}/v1/usage`, { headers: { Authorization: `Bearer ${account.api_key}` } });
+      expect(usage.status).toBe(200);
+      expect((await json(usage)).data).toMatchObject({ used_requests: 1 });
+      // Only the process npm created, as a process manager or CI signals it.
+      await service.signalProcess('SIGINT');
+      expect(service.output()).toContain('tempmail stopping (SIGINT)');
+      expect(service.child.exitCode).toBe(0);
     } finally {
       await service.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the API from the template', () => {
+  it('refuses to start on an API the front cannot serve as the template declares, naming the difference', async () => {
+    const withoutCreate = (template: Template) => {
+      const [id] = Object.entries(template.Resources).find(
+        ([, resource]) => resource.Type === 'AWS::ApiGateway::Method' && JSON.stringify(resource.Properties?.Integration?.Uri).includes('"ApicreateEmailFunction'),
+      )!;
+      delete template.Resources[id];
+    };
+    await expect(startStack(config, { cdkOut, editTemplate: withoutCreate })).rejects.toThrow(/POST \/v1\/emails: in the route table, but the template has no such method/);
   });
 });
 
@@ -194,14 +220,51 @@ describe('the stack shape: console', () => {
   });
 });
 
+// After the console's tests: the functions' clock moves 15 minutes on here, and the issuer's does not.
+describe('the stack shape: expiry and sweep', () => {
+  it('stops serving a message 15 minutes after receipt, and the scheduled sweeper deletes its files', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const email = ((await (await createEmail(stack, apiKey, { local_part: 'stack-expiry' })).json()) as { data: { id: string; address: string } }).data;
+    await sendMail(stack.smtpPort, { from: 'sender@example.org', to: email.address, subject: 'expiring', text: 'soon gone', attachments: [{ filename: 'a.txt', content: 'a' }] });
+    await stack.settled();
+    const [message] = (await everyPage<{ id: string }>(stack, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data);
+    expect((await call(stack, `/v1/messages/${message!.id}/source`, { key: apiKey })).status).toBe(200);
+
+    clock.advance(15 * 60 * 1000 + 1000);
+    expect((await everyPage(stack, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data)).toEqual([]);
+    expect((await call(stack, `/v1/messages/${message!.id}`, { key: apiKey })).status).toBe(404);
+
+    const before = stack.calls.length;
+    const [swept] = (await stack.sweep()) as [{ messages: number }];
+    expect(swept.messages).toBeGreaterThanOrEqual(1);
+    // The sweeper's deletes went through its endpoint and its role allowed them: the parsed files and the raw mail SES stored.
+    const deleted = stack.calls.slice(before).filter((evaluated) => evaluated.action === 's3:DeleteObject' && evaluated.decision === 'allowed');
+    expect(deleted.map((evaluated) => evaluated.resource)).toEqual(expect.arrayContaining([expect.stringContaining('/mail/'), expect.stringContaining('/inbound/')]));
+    expect(await stack.services.messages.get(message!.id)).toBeUndefined();
+  });
+});
+
 describe('the stack shape: IAM', () => {
   it('evaluated every AWS call of every function that ran, and none reached storage around its endpoint', () => {
     expect(stack.calls.length).toBeGreaterThan(0);
     expect(stack.calls.filter((evaluated) => evaluated.decision !== 'allowed')).toEqual([]);
-    for (const [, fn] of stack.functions) {
+    // The only other place a function may reach: the issuer's keys, which the console functions fetch.
+    const issuer = new URL(stack.issuer).host;
+    const ran = [...stack.functions.values()].filter((fn) => fn.invocations > 0);
+    expect(ran.length).toBeGreaterThan(0);
+    for (const fn of ran) {
       const endpoints = Object.entries(fn.environment).filter(([name]) => name.startsWith('AWS_ENDPOINT_URL'));
       expect(new Set(endpoints.map(([, url]) => url)).size).toBe(1);
-      if (fn.invocations > 0) expect(stack.calls.some((evaluated) => evaluated.function === fn.name)).toBe(true);
+      const endpoint = new URL(fn.environment.AWS_ENDPOINT_URL!).host;
+      // What the function's own thread sent, seen from inside it: every request and connection went
+      // to its endpoint (or the issuer), and the endpoint judged as many requests as were sent to it.
+      const targets = new Set([...Object.keys(fn.outbound.requests), ...fn.outbound.connections]);
+      expect({ function: fn.name, elsewhere: [...targets].filter((target) => target !== endpoint && target !== issuer) }).toEqual({ function: fn.name, elsewhere: [] });
+      expect({ function: fn.name, sent: fn.outbound.requests[endpoint] ?? 0 }).toEqual({ function: fn.name, sent: fn.endpointRequests });
+      expect({ function: fn.name, evaluated: fn.endpointRequests > 0 && stack.calls.some((evaluated) => evaluated.function === fn.name) }).toEqual({
+        function: fn.name,
+        evaluated: true,
+      });
     }
   });
 

@@ -1,7 +1,8 @@
+import { synthesisContext } from '../../local/stack/start-stack';
 import { testConfig } from './local-service';
 
 /**
  * The context of the one synthesis the suites share (the stack-shape suite runs it, the CDK CLI
- * suite reads it): the local test configuration's stage and domains.
+ * suite reads it): the local test configuration's, as `npm run start:stack` gives it.
  */
-export const stackContext = { stage: testConfig.env, domains: testConfig.domains.join(',') };
+export const stackContext = synthesisContext(testConfig);

@@ -39,6 +39,35 @@ describe('the Lambda composition roots', () => {
     expect(services.env).toBe('test');
   });
 
+  it('keep that guard in the blob functions’ services too', () => {
+    process.env.BLOB_BUCKET = 'test-blobs';
+    try {
+      let blobServices: typeof import('../../../lambdas/composition/lambda-blob-services') | undefined;
+      jest.isolateModules(() => {
+        blobServices = require('../../../lambdas/composition/lambda-blob-services');
+      });
+      const services = blobServices!.lambdaBlobServices();
+      expect(() => services.cursorSecret).toThrow('this function was not given the cursor secret');
+      expect(typeof services.blobs.put).toBe('function');
+      expect(services.env).toBe('test');
+    } finally {
+      delete process.env.BLOB_BUCKET;
+    }
+  });
+
+  it('keep the contract’s lifetimes unless the stack was synthesized with others', () => {
+    expect(coldStart().lambdaServices()).toMatchObject({ messageTtlSeconds: 900, emailTtlSeconds: 2_592_000 });
+    Object.assign(process.env, { TEMPMAIL_MESSAGE_TTL_SECONDS: '60', TEMPMAIL_EMAIL_TTL_SECONDS: '3600' });
+    try {
+      expect(coldStart().lambdaServices()).toMatchObject({ messageTtlSeconds: 60, emailTtlSeconds: 3600 });
+      process.env.TEMPMAIL_MESSAGE_TTL_SECONDS = '15m';
+      expect(() => coldStart().lambdaServices()).toThrow();
+    } finally {
+      delete process.env.TEMPMAIL_MESSAGE_TTL_SECONDS;
+      delete process.env.TEMPMAIL_EMAIL_TTL_SECONDS;
+    }
+  });
+
   it('hand a route wrapped with the secret its value, over the console services', async () => {
     const { withCursorSecret } = require('../../../lambdas/composition/cursor-secret');
     const services = coldStart().consoleLambdaServices();

@@ -1,0 +1,172 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTagsOfResourceCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetBucketAclCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DirectoryBlobStore } from '../../../../lambdas/adapters/blobs/directory-blob-store';
+import { loadFunctionRoles, TemplateResolver, type Template } from '../../../../local/iam';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../../../../local/local-dynamodb';
+import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from '../../../../local/stack/aws-endpoints';
+import { s3StandIn } from '../../../../local/stack/s3-stand-in';
+import { localNaming, type StackFunction } from '../../../../local/stack/template';
+import { memoryLogger } from '../../../support/memory-logger';
+
+/**
+ * One function's AWS endpoint (what `AWS_ENDPOINT_URL_*` points its SDK at under
+ * `npm run start:stack`), driven with the SDK's own clients: an allowed call reaches the local
+ * service, a denied one is answered as AWS answers it, and a call it cannot map is a failure.
+ */
+const template: Template = {
+  Resources: {
+    Accounts: { Type: 'AWS::DynamoDB::GlobalTable', Properties: { TableName: 'accounts' } },
+    Mail: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'mail-bucket' } },
+    Cursor: { Type: 'AWS::SecretsManager::Secret', Properties: {} },
+    FnRole: { Type: 'AWS::IAM::Role', Properties: {} },
+    FnPolicy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: {
+        Roles: [{ Ref: 'FnRole' }],
+        PolicyDocument: {
+          Statement: [
+            { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': ['Accounts', 'Arn'] } },
+            { Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/mail/*']] } },
+            { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Cursor' } },
+          ],
+        },
+      },
+    },
+    Fn: {
+      Type: 'AWS::Lambda::Function',
+      Properties: { Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] }, FunctionName: 'reader', Environment: { Variables: { SECRET: { Ref: 'Cursor' } } } },
+    },
+  },
+};
+
+const role = loadFunctionRoles(template, localNaming).get('Fn')!;
+const fn: StackFunction = {
+  logicalId: 'Fn',
+  name: role.functionName,
+  arn: new TemplateResolver(template, localNaming).arnOf('Fn'),
+  assetDir: '',
+  file: 'index',
+  exportName: 'handler',
+  environment: role.environment,
+  memoryMb: 128,
+  timeoutSeconds: 3,
+  role,
+};
+
+let dynamodb: LocalDynamoDb;
+let blobRoot: string;
+let endpoint: FunctionEndpoint;
+const calls: EvaluatedCall[] = [];
+const logger = memoryLogger();
+const client = <T>(Client: new (config: object) => T) =>
+  new Client({
+    endpoint: endpoint.url,
+    region: localNaming.region,
+    forcePathStyle: true,
+    maxAttempts: 1,
+    credentials: { accessKeyId: 'ASIALOCAL', secretAccessKey: 'local', sessionToken: 'local' },
+  });
+
+beforeAll(async () => {
+  dynamodb = await startLocalDynamoDb();
+  const admin = new DynamoDBClient({ endpoint: dynamodb.endpoint, region: localNaming.region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  await admin.send(
+    new CreateTableCommand({
+      TableName: 'accounts',
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
+  await admin.send(new PutItemCommand({ TableName: 'accounts', Item: { pk: { S: 'a1' }, plan: { S: 'free' } } }));
+  admin.destroy();
+  blobRoot = await mkdtemp(join(tmpdir(), 'tempmail-endpoint-'));
+  const blobs = new DirectoryBlobStore(blobRoot);
+  await blobs.put('mail/m1', Buffer.from('stored mail'));
+  await blobs.put('inbound/raw1', Buffer.from('raw mail'));
+  const secrets = new Map([[role.environment.SECRET!, 'the-cursor-secret']]);
+  endpoint = await startFunctionEndpoint(fn, { dynamodb: dynamodb.endpoint, s3: s3StandIn('mail-bucket', blobs, blobRoot), secrets }, (call) => calls.push(call), logger);
+});
+
+afterAll(async () => {
+  await endpoint?.close();
+  await dynamodb?.close();
+  await rm(blobRoot, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  calls.length = 0;
+  logger.lines.length = 0;
+});
+
+describe('a function’s AWS endpoint under start:stack', () => {
+  it('passes a call the role allows on to the local service, and records it as allowed', async () => {
+    const read = await client(DynamoDBClient).send(new GetItemCommand({ TableName: 'accounts', Key: { pk: { S: 'a1' } } }));
+    expect(read.Item?.plan).toEqual({ S: 'free' });
+    const object = await client(S3Client).send(new GetObjectCommand({ Bucket: 'mail-bucket', Key: 'mail/m1' }));
+    expect(await object.Body!.transformToString()).toBe('stored mail');
+    const secret = await client(SecretsManagerClient).send(new GetSecretValueCommand({ SecretId: role.environment.SECRET! }));
+    expect(secret.SecretString).toBe('the-cursor-secret');
+    expect(calls).toEqual([
+      { function: 'reader', service: 'dynamodb', action: 'dynamodb:GetItem', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts', decision: 'allowed' },
+      { function: 'reader', service: 's3', action: 's3:GetObject', resource: 'arn:aws:s3:::mail-bucket/mail/m1', decision: 'allowed' },
+      { function: 'reader', service: 'secretsmanager', action: 'secretsmanager:GetSecretValue', resource: role.environment.SECRET, decision: 'allowed' },
+    ]);
+  });
+
+  it('answers a DynamoDB call the role lacks with AccessDeniedException and 400, logs it, and never writes', async () => {
+    const denied = client(DynamoDBClient).send(new PutItemCommand({ TableName: 'accounts', Item: { pk: { S: 'a2' } } }));
+    await expect(denied).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+      $metadata: { httpStatusCode: 400 },
+      message: expect.stringMatching(/^User: arn:aws:sts::000000000000:assumed-role\/.+\/reader is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:us-east-1:000000000000:table\/accounts/),
+    });
+    expect(calls).toEqual([expect.objectContaining({ action: 'dynamodb:PutItem', decision: 'denied' })]);
+    expect(logger.lines).toEqual([
+      expect.objectContaining({ level: 'error', message: 'aws call denied', function: 'reader', action: 'dynamodb:PutItem', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts' }),
+    ]);
+    const after = await client(DynamoDBClient).send(new GetItemCommand({ TableName: 'accounts', Key: { pk: { S: 'a2' } } }));
+    expect(after.Item).toBeUndefined();
+  });
+
+  it('answers an S3 call outside the granted prefix with AccessDenied and 403, as S3 does', async () => {
+    await expect(client(S3Client).send(new GetObjectCommand({ Bucket: 'mail-bucket', Key: 'inbound/raw1' }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    await expect(client(S3Client).send(new PutObjectCommand({ Bucket: 'mail-bucket', Key: 'mail/m2', Body: 'x' }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+    });
+    expect(calls.map((call) => [call.action, call.decision])).toEqual([
+      ['s3:GetObject', 'denied'],
+      ['s3:PutObject', 'denied'],
+    ]);
+  });
+
+  it('fails a call it cannot map (an unknown command, operation or service) with 500, never passing it on', async () => {
+    const unmapped = [
+      () => client(DynamoDBClient).send(new ListTagsOfResourceCommand({ ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts' })),
+      () => client(S3Client).send(new GetBucketAclCommand({ Bucket: 'mail-bucket' })),
+      () => client(SQSClient).send(new SendMessageCommand({ QueueUrl: `${endpoint.url}/000000000000/dead`, MessageBody: 'x' })),
+    ];
+    // The endpoint's own answer, not the local service's: the call went no further.
+    for (const send of unmapped) {
+      await expect(send()).rejects.toMatchObject({ $metadata: { httpStatusCode: 500 }, message: expect.stringContaining('the local stack cannot evaluate this call') });
+    }
+    expect(calls.map((call) => [call.service, call.decision])).toEqual([
+      ['dynamodb', 'unmappable'],
+      ['s3', 'unmappable'],
+      ['sqs', 'unmappable'],
+    ]);
+    expect(logger.lines.map((line) => [line.message, line.function])).toEqual([
+      ['aws call not evaluated', 'reader'],
+      ['aws call not evaluated', 'reader'],
+      ['aws call not evaluated', 'reader'],
+    ]);
+  });
+});
