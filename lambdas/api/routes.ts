@@ -89,9 +89,10 @@ export function matchRoute(method: string, path: string): RouteMatch | undefined
       const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (name === undefined) return part === segment;
       if (segment === '') return false;
-      const value = decodePathSegment(segment);
-      if (value === undefined) return false;
-      pathParameters[name] = value;
+      // A segment that does not percent-decode (a stray `%`) still names this route's
+      // resource: the function answers for it (an id that cannot exist is a 404 in the
+      // contract's shape), not the gateway's no-route answer on a documented route.
+      pathParameters[name] = decodePathSegment(segment) ?? segment;
       return true;
     });
     if (matches) return { route, pathParameters };
