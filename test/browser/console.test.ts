@@ -62,11 +62,18 @@ async function accountCount(): Promise<number> {
 }
 
 /**
+ * A page of a tab that was signed in goes on to the issuer and back on its own (the silent
+ * restore), so its first load may never come: a navigation is done once the page is committed,
+ * and the test then waits for what the console shows once it has settled.
+ */
+const afterRestore = { waitUntil: 'commit' } as const;
+
+/**
  * Opens the console signed in: a tab that was signed in is restored without a prompt; otherwise
  * the issuer asks for the email only when it has no session yet.
  */
 async function signInThroughTheConsole(): Promise<void> {
-  await page.goto(service.runtime.consoleUrl);
+  await page.goto(service.runtime.consoleUrl, afterRestore);
   await page.waitForSelector('#usage-title, #sign-in');
   if (await page.locator('#usage-title').count()) return;
   await page.getByRole('button', { name: 'Sign in or sign up' }).click();
@@ -123,10 +130,10 @@ describe('the console in Chromium', () => {
   });
 
   it("survives a reload: the issuer's session restores it without a prompt, and no token is stored", async () => {
-    await page.goto(`${service.runtime.consoleUrl}#keys`);
+    await page.goto(`${service.runtime.consoleUrl}#keys`, afterRestore);
     await page.waitForSelector('#usage-title, #keys-title');
     const asked = requests.length;
-    await page.reload();
+    await page.reload(afterRestore);
     await page.waitForSelector('#keys-title');
     expect(requests.slice(asked).some((url) => url.includes('/oidc/auth') && url.includes('prompt=none'))).toBe(true);
     expect(page.url()).toBe(`${service.runtime.consoleUrl}#keys`);
@@ -202,7 +209,7 @@ describe('the console in Chromium', () => {
       attachments: [{ filename: '../../evil.html', content: '<script>alert(1)</script>' }],
     });
 
-    await page.goto(service.runtime.consoleUrl);
+    await page.goto(service.runtime.consoleUrl, afterRestore);
     // The key is in memory only: a fresh page must be given it again.
     await signInThroughTheConsole();
     await page.click('a[href="#inboxes"]');
@@ -392,7 +399,7 @@ describe('the console in Chromium', () => {
     // A tab that thinks it was signed in tries silently, and the issuer's "no session" lands on the button.
     await page.goto(service.runtime.consoleUrl);
     await page.evaluate("sessionStorage.setItem('tempmail.console.signed-in', '1')");
-    await page.reload();
+    await page.reload(afterRestore);
     await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
     expect(requests.some((url) => url.includes('error=login_required'))).toBe(true);
