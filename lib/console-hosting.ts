@@ -145,7 +145,7 @@ export class ConsoleHosting extends Construct {
         'Action::s3:List*',
         'Action::s3:DeleteObject*',
         'Action::s3:Abort*',
-        `Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${concrete(stack.account, '<AWS::AccountId>')}-${concrete(stack.region, '<AWS::Region>')}/*`,
+        `Resource::arn:${concrete(stack.partition, '<AWS::Partition>')}:s3:::cdk-hnb659fds-assets-${concrete(stack.account, '<AWS::AccountId>')}-${concrete(stack.region, '<AWS::Region>')}/*`,
         `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as CfnElement)}.Arn>/*`,
       ].map((finding) => ({ id: `AwsSolutions-IAM5[${finding}]`, reason: copies })),
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'CloudFront invalidations name no resource; only the console paths are invalidated.' },

@@ -1,8 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { stackPropsFromContext } from '../../lib/app-props';
+import { TempmailStack } from '../../lib/tempmail-stack';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
 import { stackContext } from '../support/stack-context';
+import { testApp } from '../support/test-app';
 
 const projectRoot = join(__dirname, '..', '..');
 
@@ -23,6 +28,33 @@ describe('the pinned CDK CLI', () => {
       expect(metadata?.['aws:asset:is-bundled']).toBe(true);
       expect(existsSync(join(out, String(metadata?.['aws:asset:path']), 'index.js'))).toBe(true);
     }
+  }, 600_000);
+
+  it('makes the template the suites check: the same resources, settings and policies as a test app', async () => {
+    // The suites build the stack in an App of their own, which reads no cdk.json: unless it gets
+    // the same feature flags and context-to-properties mapping, they check a template nobody deploys.
+    const out = await ensureCloudAssembly(stackContext, () => undefined);
+    const name = `Tempmail-${stackContext.stage}`;
+    const deployed = JSON.parse(readFileSync(join(out, `${name}.template.json`), 'utf8'));
+    const app = testApp(stackContext);
+    const stack = new TempmailStack(app, name, { ...stackPropsFromContext(app), env: { region: 'us-east-1' } });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    const tested = app.synth().getStackArtifact(stack.artifactId).template;
+    // Only what bundling decides differs: a function's code asset and the metadata naming it; the
+    // CLI adds its own version report.
+    type Resource = { Type: string; Properties?: Record<string, unknown>; Metadata?: unknown };
+    const comparable = (resources: Record<string, Resource>) =>
+      Object.fromEntries(
+        Object.entries(resources)
+          .filter(([, resource]) => resource.Type !== 'AWS::CDK::Metadata')
+          .map(([id, resource]) => {
+            if (resource.Type !== 'AWS::Lambda::Function') return [id, resource];
+            const { Code: _code, ...properties } = resource.Properties ?? {};
+            return [id, { ...resource, Properties: properties, Metadata: undefined }];
+          }),
+      );
+    expect(comparable(tested.Resources)).toEqual(comparable(deployed.Resources));
+    expect(tested.Outputs).toEqual(deployed.Outputs);
   }, 600_000);
 
   it.each([

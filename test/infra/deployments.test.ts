@@ -1,15 +1,17 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { type App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { CURRENTLY_RECOMMENDED_FLAGS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks, NagPack } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { mailSilenceWindow } from '../../lib/monitoring';
 import { TempmailStack, type TempmailStackProps } from '../../lib/tempmail-stack';
+import { projectFeatureFlags, testApp } from '../support/test-app';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
 /** Synthesizes stacks without bundling (the bundles are checked elsewhere), with cdk-nag on. */
 function synthesize(stacks: Record<string, Partial<TempmailStackProps>>): Record<string, Template> {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const built = Object.entries(stacks).map(
     ([id, props]) =>
       new TempmailStack(app, id, {
@@ -40,7 +42,7 @@ describe('regions', () => {
   });
 
   it('checks the Region at deploy time when the stack is synthesized without one', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = testApp();
     const stack = new TempmailStack(app, 'Agnostic', { stage: 'ci', domains: ['mail.example.test'] });
     const rules = Template.fromStack(stack).toJSON().Rules;
     expect(rules.ReceivingRegion.Assertions[0].Assert).toEqual({
@@ -251,7 +253,7 @@ describe('cdk-nag acknowledgements', () => {
       return false;
     });
     try {
-      const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+      const app = testApp();
       new TempmailStack(app, 'Acks', {
         stage: 'prod',
         domains: ['mail.example.test'],
@@ -267,4 +269,13 @@ describe('cdk-nag acknowledgements', () => {
       spy.mockRestore();
     }
   }, 120_000);
+});
+
+describe('feature flags', () => {
+  it('sets in cdk.json every flag this aws-cdk-lib recommends, as it recommends, before any deployment', () => {
+    // Some flags change logical ids or policies when turned on later: a deployed stack would then
+    // replace resources. A newer aws-cdk-lib that recommends more fails here until cdk.json decides.
+    expect(projectFeatureFlags).toEqual(expect.objectContaining(CURRENTLY_RECOMMENDED_FLAGS));
+    expect(Object.keys(projectFeatureFlags).length).toBeGreaterThan(80);
+  });
 });

@@ -1,16 +1,17 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { UserPool } from 'aws-cdk-lib/aws-cognito';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Api } from '../../lib/api';
 import { gatewayResponseTable } from '../../lib/gateway-responses';
 import { Storage } from '../../lib/storage';
+import { testApp } from '../support/test-app';
 
 let responses: Map<string, Record<string, any>>;
 
 beforeAll(() => {
   // Only the gateway responses are read here: no function needs bundling.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new Stack(app, 'GatewayResponses');
   new Api(stack, 'Api', {
     storage: new Storage(stack, 'Storage'),

@@ -1,7 +1,7 @@
-import { App } from 'aws-cdk-lib';
 import { TempmailStack, type TempmailStackProps } from '../../lib/tempmail-stack';
 import type { Template } from '../../local/iam';
 import { synthesizeTemplate } from '../support/synthesized-template';
+import { testApp } from '../support/test-app';
 
 /**
  * The message and reservation lifetimes a stack run on one machine may override (`npm run
@@ -9,7 +9,7 @@ import { synthesizeTemplate } from '../support/synthesized-template';
  * carries them, and a deployment that sets none carries none, so the contract's lifetimes hold.
  */
 const synthesize = (lifetimes: TempmailStackProps['lifetimes']): Template => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new TempmailStack(app, 'Lifetimes', { stage: 'test', domains: ['mail.example.test'], lifetimes });
   return app.synth().getStackArtifact(stack.artifactId).template as Template;
 };

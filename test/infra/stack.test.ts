@@ -6,12 +6,13 @@ import { routes } from '../../lambdas/api/routes';
 import { tableDefinitions, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { TempmailStack } from '../../lib/tempmail-stack';
 import { evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template as IamTemplate } from '../../local/iam';
+import { testApp } from '../support/test-app';
 
 let template: Template;
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
 beforeAll(() => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new TempmailStack(app, 'Test', {
     stage: 'test',
     domains: ['mail.example.test', 'inbox.example.test'],

@@ -1,6 +1,6 @@
-import { App } from 'aws-cdk-lib';
 import type { Template } from '../../local/iam';
 import { TempmailStack } from '../../lib/tempmail-stack';
+import { testApp } from './test-app';
 
 /** The stack name, account and Region the permission check resolves the template in. */
 export const checkNaming = { account: '123456789012', region: 'us-east-1', stackName: 'Tempmail-test' };
@@ -10,7 +10,7 @@ export const checkNaming = { account: '123456789012', region: 'us-east-1', stack
  * read; their roles, environments and entries are): a few seconds, not minutes.
  */
 export function synthesizeTemplate(): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new TempmailStack(app, checkNaming.stackName, {
     stage: 'test',
     domains: ['mail.example.test'],
