@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
 import { S3BlobStore } from '../lambdas/adapters/blobs/s3-blob-store';
 import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queue';
 import { messageLifetimeSeconds } from '../lambdas/composition/services';
@@ -15,6 +17,7 @@ import { isPlan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
 import type { Stores } from '../lambdas/composition/services';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
+import { announcedDeadLetterQueue } from '../local/endpoint-file';
 import { connect } from './connect';
 import { stackEnvironment } from './stack-outputs';
 
@@ -29,14 +32,15 @@ const usage = `Usage: admin [--stack NAME] <command>
   domain disable NAME                            stop creating addresses on a domain and receiving for it
   domain list                                    list the receiving domains
   allowance grant --account ID --requests N      add requests to an account's allowance
-  mail redrive                                   AWS only: re-ingest mail the parser dead-lettered;
-                                                 mail past its 15 minutes is dropped, not delivered
+  mail redrive                                   re-ingest mail the parser dead-lettered (AWS, or a running
+                                                 npm run start:stack); mail past its 15 minutes is dropped
 Prints one JSON object on stdout.
 Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
 DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all
 ${tableKeys.length} table variables can be set: ${tableKeys.map(tableEnvironmentName).join(', ')}
-(the stack outputs them too); mail redrive also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.`;
+(the stack outputs them too); mail redrive also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.
+Locally, mail redrive reads the dead-letter queue of the npm run start:stack running on DATA_DIR.`;
 
 class UsageError extends Error {}
 
@@ -45,6 +49,8 @@ interface Args {
   positionals: string[];
   values: Record<string, string | undefined>;
   environment: NodeJS.ProcessEnv;
+  /** Whether the stores are the local service's (DATA_DIR), not the stack's in AWS. */
+  local: boolean;
 }
 
 const commands: Record<string, Command> = {
@@ -103,7 +109,7 @@ const commands: Record<string, Command> = {
   'domain list': async (stores) => {
     return { data: await registeredDomains(stores) };
   },
-  'mail redrive': async (stores, { environment }) => redriveMail(stores, environment),
+  'mail redrive': async (stores, { environment, local }) => redriveMail(stores, environment, local),
   'allowance grant': async (stores, { values }) => {
     const accountId = required(values, 'account');
     const requests = Number(required(values, 'requests'));
@@ -113,20 +119,34 @@ const commands: Record<string, Command> = {
 };
 
 /** Mail redrive: the stack's dead-letter queue and bucket, the stores, the contract's message lifetime. */
-async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv) {
-  const queueUrl = environment.DEAD_LETTER_QUEUE_URL;
-  const bucket = environment.BLOB_BUCKET;
-  if (!queueUrl || !bucket) {
-    throw new UsageError('mail redrive runs against AWS: give --stack NAME (or DEAD_LETTER_QUEUE_URL and BLOB_BUCKET)');
-  }
+async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv, local: boolean) {
+  const source = await deadLetterSource(environment, local);
   return redriveDeadLetters({
     ...stores,
-    blobs: new S3BlobStore(new S3Client({}), bucket),
-    queue: new SqsDeadLetterQueue(new SQSClient({}), queueUrl),
+    ...source,
     clock: systemClock,
     logger: jsonLogger('warn', (line) => process.stderr.write(`${line}\n`)),
     messageTtlSeconds: messageLifetimeSeconds,
   });
+}
+
+/**
+ * Where the dead letters and the raw mail are: the stack's queue and bucket in AWS; locally the
+ * queue `npm run start:stack` announced in DATA_DIR and the blob directory its S3 stand-in serves.
+ */
+async function deadLetterSource(environment: NodeJS.ProcessEnv, local: boolean) {
+  const queueUrl = environment.DEAD_LETTER_QUEUE_URL;
+  const bucket = environment.BLOB_BUCKET;
+  if (queueUrl && bucket) return { blobs: new S3BlobStore(new S3Client({}), bucket), queue: new SqsDeadLetterQueue(new SQSClient({}), queueUrl) };
+  const dataDir = environment.DATA_DIR || '.data';
+  const announced = local ? await announcedDeadLetterQueue(dataDir) : undefined;
+  if (!announced) {
+    throw new UsageError(
+      'mail redrive needs the dead-letter queue: against AWS give --stack NAME (or DEAD_LETTER_QUEUE_URL and BLOB_BUCKET); locally it reads the queue of the npm run start:stack running on DATA_DIR (npm start has none)',
+    );
+  }
+  const client = new SQSClient({ endpoint: announced.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  return { blobs: new DirectoryBlobStore(join(dataDir, 'blobs')), queue: new SqsDeadLetterQueue(client, announced.queueUrl) };
 }
 
 function required(values: Args['values'], name: string): string {
@@ -168,7 +188,7 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
   try {
     const target = stack ? { ...environment, ...(await stackEnvironment(stack)) } : environment;
     connection = await connect(target);
-    const result = await command(connection.stores, { positionals, values, environment: target });
+    const result = await command(connection.stores, { positionals, values, environment: target, local: connection.target !== 'aws' });
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

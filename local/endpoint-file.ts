@@ -36,3 +36,33 @@ export async function runningEndpoint(dataDir: string): Promise<string | undefin
     client.destroy();
   }
 }
+
+/**
+ * The file through which `npm run start:stack` announces the receipt rule's dead-letter queue (in
+ * its SQS emulator, which lives as long as the stack runs): the operator CLI's `mail redrive`
+ * reads it from there, as it reads the receipt rule's dead letters from SQS in AWS.
+ */
+const deadLetterQueueFileName = 'dead-letter-queue.json';
+
+export interface AnnouncedQueue {
+  /** The SQS endpoint to send the calls to. */
+  endpoint: string;
+  queueUrl: string;
+}
+
+export async function announceDeadLetterQueue(dataDir: string, queue: AnnouncedQueue): Promise<void> {
+  await writeFile(join(dataDir, deadLetterQueueFileName), `${JSON.stringify(queue)}\n`);
+}
+
+export async function withdrawDeadLetterQueue(dataDir: string): Promise<void> {
+  await rm(join(dataDir, deadLetterQueueFileName), { force: true });
+}
+
+/** The dead-letter queue a running `npm run start:stack` announced in a data directory, if any. */
+export async function announcedDeadLetterQueue(dataDir: string): Promise<AnnouncedQueue | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, deadLetterQueueFileName), 'utf8')) as AnnouncedQueue;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,19 +1,56 @@
 import { isWildcardOnlyAction, runSimulation, type RunSimulationResults, type SimulationErrors } from '@cloud-copilot/iam-simulate';
 import type { IamRequest } from './commands';
-import type { FunctionRole } from './roles';
+import type { FunctionRole, PolicyDocument } from './roles';
 
 export type Decision =
   | { result: 'allowed' }
-  | { result: 'denied'; reason: string }
+  | {
+      result: 'denied';
+      reason: string;
+      /** Where the explicit deny that decided it is; absent when no statement allows the request. */
+      explicitDenyIn?: 'identity-based' | 'resource-based';
+    }
   | { result: 'unmappable'; reason: string };
 
+/** A resource's own policy (a bucket policy, a queue policy), evaluated beside the caller's. */
+export interface ResourcePolicy {
+  /** What the reasons name it: the template's logical id of the policy. */
+  name: string;
+  document: PolicyDocument;
+}
+
 /**
- * Evaluates one request against a function role's identity policies with @cloud-copilot/iam-simulate,
- * in strict mode. An action or resource the evaluator does not know is unmappable: a failure to the
- * caller, never a pass. A resource with a wildcard is unmappable too (a real call names one
- * resource), except for the actions IAM only authorizes on `*`.
+ * Evaluates one request of a function's execution role against its identity policies and, when
+ * given, the resource's policy, with @cloud-copilot/iam-simulate in strict mode. An action or
+ * resource the evaluator does not know is unmappable: a failure to the caller, never a pass. A
+ * resource with a wildcard is unmappable too (a real call names one resource), except for the
+ * actions IAM only authorizes on `*`.
  */
-export async function evaluate(role: FunctionRole, call: IamRequest): Promise<Decision> {
+export async function evaluate(role: FunctionRole, call: IamRequest, resourcePolicy?: ResourcePolicy): Promise<Decision> {
+  const managed = role.managedPolicyArns.length ? ` (managed policies not evaluated: ${role.managedPolicyArns.join(', ')})` : '';
+  return simulate(
+    { principal: role.roleArn, account: role.naming.account, identityPolicies: role.policies, describe: `the policies of ${role.roleLogicalId}${managed}` },
+    call,
+    resourcePolicy,
+  );
+}
+
+/**
+ * Evaluates a request an AWS service makes on its own behalf (SES storing a received mail in S3):
+ * a service principal has no identity policies, so only the resource's policy can allow it.
+ */
+export async function evaluateServiceRequest(servicePrincipal: string, account: string, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
+  return simulate({ principal: servicePrincipal, account, identityPolicies: [], describe: servicePrincipal }, call, resourcePolicy);
+}
+
+interface Caller {
+  principal: string;
+  account: string;
+  identityPolicies: FunctionRole['policies'];
+  describe: string;
+}
+
+async function simulate(caller: Caller, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
   const [service, action] = call.action.split(':');
   const wildcardOnly = await isWildcardOnlyAction(service ?? '', action ?? '').catch(() => undefined);
   if (wildcardOnly === undefined) return { result: 'unmappable', reason: `${call.action} is not an IAM action` };
@@ -25,14 +62,15 @@ export async function evaluate(role: FunctionRole, call: IamRequest): Promise<De
     outcome = await runSimulation(
       {
         request: {
-          principal: role.roleArn,
+          principal: caller.principal,
           action: call.action,
-          resource: { resource: call.resource, accountId: role.naming.account },
+          resource: { resource: call.resource, accountId: caller.account },
           contextVariables: call.context,
         },
-        identityPolicies: role.policies.map((policy) => ({ name: policy.name, policy: policy.document })),
+        identityPolicies: caller.identityPolicies.map((policy) => ({ name: policy.name, policy: policy.document })),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
+        ...(resourcePolicy ? { resourcePolicy: resourcePolicy.document } : {}),
       },
       { simulationMode: 'Strict' },
     );
@@ -43,9 +81,12 @@ export async function evaluate(role: FunctionRole, call: IamRequest): Promise<De
     return { result: 'unmappable', reason: `${call.action} on ${call.resource}: ${describeErrors(outcome.errors)}` };
   }
   if (outcome.overallResult === 'Allowed') return { result: 'allowed' };
-  const how = outcome.overallResult === 'ExplicitlyDenied' ? 'explicitly denied' : 'no statement allows it';
-  const managed = role.managedPolicyArns.length ? ` (managed policies not evaluated: ${role.managedPolicyArns.join(', ')})` : '';
-  return { result: 'denied', reason: `${call.action} on ${call.resource}: ${how} in the policies of ${role.roleLogicalId}${managed}` };
+  const policies = resourcePolicy ? `${caller.describe} and the resource policy ${resourcePolicy.name}` : caller.describe;
+  if (outcome.overallResult !== 'ExplicitlyDenied') return { result: 'denied', reason: `${call.action} on ${call.resource}: no statement allows it in ${policies}` };
+  const analysis = outcome.resultType === 'single' ? outcome.result.analysis : undefined;
+  const explicitDenyIn = analysis?.resourceAnalysis?.denyStatements.length ? 'resource-based' : 'identity-based';
+  const where = explicitDenyIn === 'resource-based' ? `the resource policy ${resourcePolicy?.name}` : caller.describe;
+  return { result: 'denied', reason: `${call.action} on ${call.resource}: explicitly denied in ${where}`, explicitDenyIn };
 }
 
 function describeErrors(errors: SimulationErrors): string {

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../lambdas/core/logger';
-import { callFromCommand, evaluate, type MappedCommand } from '../iam';
-import { s3Error, s3Operation, type S3Caller, type S3Operation } from './s3-stand-in';
+import { callFromCommand, evaluate, type Decision, type IamRequest, type MappedCommand, type ResourcePolicy } from '../iam';
+import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
 import { localNaming, type StackFunction } from './template';
 
 /** One AWS call as the endpoints saw it, after evaluation. */
@@ -20,33 +20,65 @@ export interface AwsBackends {
   dynamodb: string;
   s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer, caller: S3Caller) => Promise<void>;
   secrets: ReadonlyMap<string, string>;
+  /** The SQS emulator, and the local URL of a queue the template's URL (or any URL ending in its name) names. */
+  sqs?: { endpoint: string; localUrl(queueUrl: string): string | undefined };
+  /** The resource's own policy (a bucket or queue policy of the template), evaluated beside the role. */
+  resourcePolicy: (resourceArn: string) => ResourcePolicy | undefined;
+  /** A test's stand-in for a service that does not answer: an allowed call waits for the promise this returns. */
+  hold?: (call: HeldCall) => Promise<void> | undefined;
+}
+
+export interface HeldCall {
+  function: string;
+  action: string;
+  resource: string;
 }
 
 export interface FunctionEndpoint {
   url: string;
   /** How many HTTP requests reached this endpoint: each was judged (or refused as unmappable). */
   readonly requests: number;
+  /** Judges one request of this function as a call of it would be (recorded and logged): what Lambda sends with the function's role uses it. */
+  judge(request: IamRequest): Promise<Decision>;
   close(): Promise<void>;
 }
 
 /** The SDK service ids the endpoints serve, by SigV4 signing name. */
-const serviceIds: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', secretsmanager: 'Secrets Manager' };
+const serviceIds: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', secretsmanager: 'Secrets Manager', sqs: 'SQS' };
+
+/** In AWS every SDK call travels over TLS: the policies' `aws:SecureTransport` conditions see it so. */
+export const overTls = (request: IamRequest): IamRequest => ({ ...request, context: { ...request.context, 'aws:SecureTransport': 'true' } });
+
+/** The sentence AWS ends an access-denied message with, by where the decision came from. */
+function deniedBecause(action: string, decision: Extract<Decision, { result: 'denied' }>): string {
+  if (decision.explicitDenyIn === 'resource-based') return 'with an explicit deny in a resource-based policy';
+  if (decision.explicitDenyIn === 'identity-based') return 'with an explicit deny in an identity-based policy';
+  return `because no identity-based policy allows the ${action} action`;
+}
 
 /** The signing service of a SigV4 request: which AWS service the SDK meant to call. */
 function signedService(req: IncomingMessage): string | undefined {
   return /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1];
 }
 
-function jsonError(res: ServerResponse, status: number, type: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type, 'x-amzn-requestid': 'local' });
+function jsonError(res: ServerResponse, status: number, type: string, message: string, queryError?: string): void {
+  // SQS's JSON protocol also names the error as its query protocol did (`x-amzn-query-error`).
+  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type, 'x-amzn-requestid': 'local', ...(queryError ? { 'x-amzn-query-error': queryError } : {}) });
   res.end(JSON.stringify({ __type: type, message, Message: message }));
+}
+
+/** An error in the AWS query protocol (SES, CloudFormation, SNS...). */
+function queryError(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': 'local' });
+  res.end(`<ErrorResponse><Error><Type>Receiver</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>local</RequestId></ErrorResponse>`);
 }
 
 /**
  * The AWS endpoints one function's SDK calls reach (`AWS_ENDPOINT_URL_*` in its environment): a
  * port of its own, so every call is known to come from that function. Each call is mapped onto
- * the IAM actions and resources AWS evaluates, evaluated against the function's role, logged,
- * and either answered as AWS answers a denied call or passed on to the local service.
+ * the IAM actions and resources AWS evaluates, evaluated against the function's role and the
+ * resource's own policy, logged, and either answered as AWS answers a denied call or passed on
+ * to the local service.
  */
 export async function startFunctionEndpoint(
   fn: StackFunction,
@@ -56,6 +88,20 @@ export async function startFunctionEndpoint(
 ): Promise<FunctionEndpoint> {
   const principal = `arn:aws:sts::${localNaming.account}:assumed-role/${fn.role.roleArn.split('/').pop()}/${fn.name}`;
   let requests = 0;
+  const judge = async (request: IamRequest): Promise<Decision> => {
+    const decision = await evaluate(fn.role, overTls(request), backends.resourcePolicy(request.resource));
+    record({ function: fn.name, service: request.action.split(':')[0]!, action: request.action, resource: request.resource, decision: decision.result });
+    if (decision.result === 'allowed') logger.info('aws call allowed', { function: fn.name, action: request.action, resource: request.resource });
+    else {
+      logger.error(decision.result === 'denied' ? 'aws call denied' : 'aws call not evaluated', {
+        function: fn.name,
+        action: request.action,
+        resource: request.resource,
+        reason: decision.reason,
+      });
+    }
+    return decision;
+  };
   const server: Server = createServer((req, res) => {
     requests += 1;
     serve(req, res).catch((error: Error) => {
@@ -76,7 +122,9 @@ export async function startFunctionEndpoint(
     let input: Record<string, unknown> = {};
     let s3: S3Operation | undefined;
     // A call that cannot be evaluated fails as a service fault, in the protocol the SDK reads.
-    const failure = (message: string) => (service === 's3' ? s3Error(res, 500, 'InternalError', message) : jsonError(res, 500, 'InternalFailure', message));
+    const queryProtocol = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    const failure = (message: string) =>
+      service === 's3' ? s3Error(res, 500, 'InternalError', message) : queryProtocol ? queryError(res, 500, 'InternalFailure', message) : jsonError(res, 500, 'InternalFailure', message);
     if (service === 's3') {
       s3 = s3Operation(req.method ?? 'GET', url);
       if (s3) ({ command, input } = s3);
@@ -95,28 +143,26 @@ export async function startFunctionEndpoint(
       return failure(`the local stack cannot evaluate this call: ${mapped.reason}`);
     }
     for (const request of mapped.requests) {
-      const decision = await evaluate(fn.role, request);
-      record({ function: fn.name, service, action: request.action, resource: request.resource, decision: decision.result });
-      if (decision.result === 'allowed') {
-        logger.info('aws call allowed', { function: fn.name, action: request.action, resource: request.resource });
-        continue;
-      }
-      logger.error(decision.result === 'denied' ? 'aws call denied' : 'aws call not evaluated', {
-        function: fn.name,
-        action: request.action,
-        resource: request.resource,
-        reason: decision.reason,
-      });
+      const decision = await judge(request);
+      if (decision.result === 'allowed') continue;
       if (decision.result === 'unmappable') return failure(`the local stack cannot evaluate this call: ${decision.reason}`);
-      const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} because no identity-based policy allows the ${request.action} action`;
+      const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} ${deniedBecause(request.action, decision)}`;
       if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
+      if (service === 'sqs') return jsonError(res, 403, 'com.amazon.coral.service#AccessDeniedException', message, 'AccessDenied;Sender');
       return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
     }
+    for (const request of mapped.requests) await backends.hold?.({ function: fn.name, action: request.action, resource: request.resource });
     if (service === 'dynamodb') return forward(req, res, backends.dynamodb, body);
+    if (service === 'sqs') {
+      if (!backends.sqs) return jsonError(res, 400, 'com.amazonaws.sqs#QueueDoesNotExist', 'The specified queue does not exist.', 'AWS.SimpleQueueService.NonExistentQueue;Sender');
+      // The template's queue URL names the queue; the emulator knows it by its own URL.
+      const localUrl = typeof input.QueueUrl === 'string' ? backends.sqs.localUrl(input.QueueUrl) : undefined;
+      return forward(req, res, backends.sqs.endpoint, localUrl ? Buffer.from(JSON.stringify({ ...input, QueueUrl: localUrl })) : body);
+    }
     if (s3) {
       const bucketArn = `arn:aws:s3:::${s3.input.Bucket}`;
       const mayList = async (prefix: string) =>
-        (await evaluate(fn.role, { action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': prefix } })).result === 'allowed';
+        (await evaluate(fn.role, overTls({ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': prefix } }), backends.resourcePolicy(bucketArn))).result === 'allowed';
       return backends.s3(req, res, url, s3, body, { mayList });
     }
     const arn = mapped.requests[0]!.resource;
@@ -134,6 +180,7 @@ export async function startFunctionEndpoint(
     get requests() {
       return requests;
     },
+    judge,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FunctionClock } from './function-clock';
 import type { StackFunction } from './template';
 
@@ -20,6 +20,20 @@ interface WorkerMessage {
   result?: unknown;
   error?: { errorType: string; errorMessage: string };
   outbound?: { kind: 'request' | 'connection'; target: string };
+  /** Sent once the handler is loaded (the end of Lambda's init phase), with the heap limits the thread runs under. */
+  ready?: { resourceLimits: ResourceLimits };
+}
+
+/**
+ * The heap Lambda's Node.js runtime gives a function of `memoryMb` (its bootstrap's
+ * `--max-semi-space-size` and `--max-old-space-size`): a tenth of the memory for the young
+ * generation, in two semi-spaces, and the rest for the old generation. V8 sizes the young
+ * generation at three semi-spaces.
+ */
+export function lambdaHeapLimits(memoryMb: number): Required<Pick<ResourceLimits, 'maxOldGenerationSizeMb' | 'maxYoungGenerationSizeMb'>> {
+  const newSpace = Math.floor(memoryMb / 10);
+  const semiSpace = Math.floor(newSpace / 2);
+  return { maxOldGenerationSizeMb: memoryMb - newSpace, maxYoungGenerationSizeMb: 3 * semiSpace };
 }
 
 interface Pending {
@@ -31,14 +45,22 @@ interface Pending {
 
 /**
  * Hosts one function as Lambda does: a cold start at its first invocation (a worker thread with
- * exactly its environment and its memory as the heap limit), its declared time-out enforced from
- * outside (the environment is discarded, as Lambda discards a timed-out sandbox).
+ * exactly its environment and the heap Lambda's runtime sizes from its memory), its declared
+ * time-out enforced from outside once the handler is loaded (Lambda's init phase is not part of
+ * the time-out), and a timed-out environment discarded, as Lambda discards a timed-out sandbox:
+ * the next invocation starts a new one.
  */
 export class FunctionHost {
   private worker: Worker | undefined;
+  /** Resolves once the current environment's handler is loaded. */
+  private ready: Promise<void> | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   invocations = 0;
+  /** How many environments were started (cold starts): one more after each discarded one. */
+  environments = 0;
+  /** The heap limits the last environment's thread reported it runs under. */
+  resourceLimits: ResourceLimits | undefined;
   /** What the function sent over the network, by `host:port`: HTTP requests counted, TCP connections listed. */
   readonly outbound = { requests: new Map<string, number>(), connections: new Set<string>() };
 
@@ -49,16 +71,22 @@ export class FunctionHost {
     private readonly clock?: FunctionClock,
   ) {}
 
-  invoke(event: unknown, stream?: Writable): Promise<unknown> {
-    const worker = this.ensureWorker();
-    const id = this.nextId++;
+  /** Runs one invocation; `requestId` is the one an asynchronous invocation keeps across its retries. */
+  async invoke(event: unknown, stream?: Writable, requestId: string = crypto.randomUUID()): Promise<unknown> {
     this.invocations++;
+    let worker: Worker;
+    // Waits for an environment whose handler is loaded; one discarded meanwhile is replaced.
+    do {
+      worker = this.ensureWorker();
+      await this.ready;
+    } while (this.worker !== worker);
+    const id = this.nextId++;
     const timeoutMs = this.fn.timeoutSeconds * 1000;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new FunctionError('Sandbox.Timedout', `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`));
-        this.discard();
+        this.discard(worker);
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, stream, timer });
       worker.postMessage({
@@ -70,7 +98,7 @@ export class FunctionHost {
           functionVersion: '$LATEST',
           invokedFunctionArn: this.fn.arn,
           memoryLimitInMB: String(this.fn.memoryMb),
-          awsRequestId: crypto.randomUUID(),
+          awsRequestId: requestId,
           logGroupName: `/aws/lambda/${this.fn.name}`,
           logStreamName: 'local',
           timeoutMs,
@@ -86,12 +114,25 @@ export class FunctionHost {
       eval: true,
       workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.clock?.buffer },
       env: this.environment(),
-      resourceLimits: { maxOldGenerationSizeMb: this.fn.memoryMb },
+      resourceLimits: lambdaHeapLimits(this.fn.memoryMb),
       stdout: false,
       stderr: false,
     });
+    this.environments++;
+    let loaded: () => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      loaded = resolve;
+      // An environment that fails before its handler is loaded fails the invocations waiting for it.
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new FunctionError('Runtime.ExitError', `exited with ${code} during init`)));
+    });
+    this.ready.catch(() => undefined);
     worker.on('message', (message: WorkerMessage) => {
       if (message.outbound) return this.noteOutbound(message.outbound);
+      if (message.ready) {
+        this.resourceLimits = message.ready.resourceLimits;
+        return loaded();
+      }
       const pending = this.pending.get(message.id);
       if (!pending) return;
       if (message.chunk) {
@@ -121,6 +162,7 @@ export class FunctionHost {
   private fail(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
+    this.ready = undefined;
     for (const [id, pending] of this.pending) {
       clearTimeout(pending.timer);
       pending.reject(error);
@@ -128,9 +170,7 @@ export class FunctionHost {
     }
   }
 
-  private discard(): void {
-    const worker = this.worker;
-    if (!worker) return;
+  private discard(worker: Worker): void {
     this.fail(worker, new FunctionError('Sandbox.Timedout', 'environment discarded'));
     void worker.terminate();
   }
@@ -138,6 +178,7 @@ export class FunctionHost {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
+    this.ready = undefined;
     if (worker) await worker.terminate();
   }
 }

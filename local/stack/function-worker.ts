@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, resourceLimits, workerData } from 'node:worker_threads';
 import { installLambdaResponseStreaming } from '../lambda-response-streaming';
 import { installFunctionClock } from './function-clock';
 
@@ -48,6 +48,8 @@ installLambdaResponseStreaming();
 const load = createRequire(join(assetDir, 'index.js'));
 const handler = (load(join(assetDir, file)) as Record<string, (...args: unknown[]) => Promise<unknown>>)[exportName];
 if (typeof handler !== 'function') throw new Error(`${file}.${exportName} is not a function`);
+// The end of the init phase: the host starts each invocation's time-out from here.
+parentPort!.postMessage({ ready: { resourceLimits } });
 
 parentPort!.on('message', (invocation: Invocation) => {
   const started = Date.now();

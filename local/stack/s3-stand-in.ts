@@ -36,7 +36,7 @@ export function s3Operation(method: string, url: URL): S3Operation | undefined {
   return method in plain ? on(plain[method as keyof typeof plain]) : undefined;
 }
 
-const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+export const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export function s3Error(res: ServerResponse, status: number, code: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': 'local' });

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { ResourceLimits } from 'node:worker_threads';
 import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-store';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
@@ -16,14 +17,17 @@ import { startApiGateway, type RouteFunction } from '../api-gateway';
 import type { LocalConfig } from '../config';
 import { startConsoleFront, type ConsoleFront } from '../console-front';
 import { loadCursorSecret } from '../cursor-secret';
-import { announceEndpoint, runningEndpoint, withdrawEndpoint } from '../endpoint-file';
+import { announceDeadLetterQueue, announceEndpoint, runningEndpoint, withdrawDeadLetterQueue, withdrawEndpoint } from '../endpoint-file';
 import { startLocalDynamoDb } from '../local-dynamodb';
 import { maxMessageBytes, smtpError, startSmtpIntake } from '../smtp-intake';
-import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from './aws-endpoints';
+import { evaluateServiceRequest } from '../iam';
+import { overTls, startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint, type HeldCall } from './aws-endpoints';
 import { ensureCloudAssembly } from './cloud-assembly';
+import { eventInvocations } from './event-invocations';
 import type { FunctionClock } from './function-clock';
 import { FunctionHost } from './function-host';
 import { s3StandIn } from './s3-stand-in';
+import { startQueues } from './sqs-queues';
 import { apiDisagreements } from './api-agreement';
 import {
   apiAuthorizers,
@@ -34,8 +38,10 @@ import {
   readStack,
   receiptRules,
   requestAuthorizerFunction,
+  resourcePolicies,
   schedules,
   stackFunctions,
+  stackQueues,
   tableInputs,
   type Template,
 } from './template';
@@ -47,12 +53,18 @@ export interface StackOptions {
   editTemplate?: (template: Template) => void;
   /** A test's clock for the function threads (expiry without sleeping); absent: the system clock. */
   clock?: FunctionClock;
+  /** A test's stand-in for a service that does not answer: an allowed call of a function waits for the promise this returns. */
+  holdCall?: (call: HeldCall) => Promise<void> | undefined;
 }
 
 export interface RunningFunction {
   name: string;
   environment: Record<string, string>;
   invocations: number;
+  /** How many execution environments it had: one per cold start, a new one after a time-out. */
+  environments: number;
+  /** The heap limits its thread reported it runs under, once it has started. */
+  resourceLimits: ResourceLimits | undefined;
   outbound: { requests: Record<string, number>; connections: string[] };
   endpointRequests: number;
 }
@@ -66,8 +78,10 @@ export interface StackRuntime {
   services: ApiServices;
   /** The blob bucket as the operator sees it: the directory the S3 stand-in serves. */
   blobs: BlobStore;
-  /** Every AWS call the functions made, as evaluated. */
+  /** Every AWS call the functions made (and SES and Lambda made for them), as evaluated. */
   calls: EvaluatedCall[];
+  /** The template's SQS queues (fauxqs): its endpoint, and each queue's URL there by name. */
+  queues: { endpoint: string; urls: Record<string, string> };
   /**
    * The functions that run, by logical id: their environment as given, how often each was invoked,
    * what each sent over the network (by `host:port`) and how many requests its AWS endpoint judged.
@@ -75,7 +89,7 @@ export interface StackRuntime {
   functions: Map<string, RunningFunction>;
   /** Runs the scheduled sweeper once now. */
   sweep(): Promise<unknown>;
-  /** Resolves once every asynchronous (Event) invocation so far has finished, its retries included. */
+  /** Resolves once every asynchronous (Event) invocation so far has finished, its retries and dead letter included. */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
@@ -147,6 +161,9 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const functions = stackFunctions(template, cdkOut, serving);
   const blobBucket = functions.find((fn) => fn.environment.BLOB_BUCKET)?.environment.BLOB_BUCKET ?? '';
   const s3 = s3StandIn(blobBucket, blobs, blobRoot);
+  const policies = resourcePolicies(template);
+  const templateQueues = stackQueues(template);
+  const queues = await startQueues(templateQueues);
 
   // The domains the operator adds, as `npm run admin` would.
   const tableNames = tableNamesFrom(functions[0]?.environment ?? {});
@@ -176,7 +193,12 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const issuer = front.issuer;
 
   for (const fn of functions) {
-    const endpoint = await startFunctionEndpoint(fn, { dynamodb: dynamodb.endpoint, s3, secrets }, (call) => calls.push(call), logger);
+    const endpoint = await startFunctionEndpoint(
+      fn,
+      { dynamodb: dynamodb.endpoint, s3, secrets, sqs: queues, resourcePolicy: policies, ...(options.holdCall ? { hold: options.holdCall } : {}) },
+      (call) => calls.push(call),
+      logger,
+    );
     endpoints.set(fn.logicalId, endpoint);
     const environment = {
       ...fn.environment,
@@ -200,26 +222,17 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     );
   }
 
+  // Lambda's Event invocations: retried, then sent to the dead-letter queue with the function's role.
+  const events = eventInvocations({
+    host,
+    logger,
+    deadLetter: async (fn, targetArn, letter) => {
+      const decision = await endpoints.get(fn.logicalId)!.judge({ action: 'sqs:SendMessage', resource: targetArn, context: {} });
+      if (decision.result !== 'allowed') throw new Error(decision.reason);
+      await queues.send(targetArn, letter.body, letter.attributes);
+    },
+  });
   // SES: the receipt rules, in order, for the recipients each matches.
-  const inFlight = new Set<Promise<unknown>>();
-  const retries = Number(
-    (Object.values(template.Resources).find((resource) => resource.Type === 'AWS::Lambda::EventInvokeConfig')?.Properties?.MaximumRetryAttempts as number | undefined) ?? 2,
-  );
-  const invokeEvent = (logicalId: string, event: unknown) => {
-    const run = (async () => {
-      for (let attempt = 0; attempt <= retries; attempt++) {
-        try {
-          return await host(logicalId).invoke(event);
-        } catch (error) {
-          logger.error('asynchronous invocation failed', { function: host(logicalId).fn.name, attempt, error: (error as Error).message });
-        }
-      }
-      logger.error('asynchronous invocation given up after its retries (the dead-letter queue is not emulated)', { function: host(logicalId).fn.name });
-      return undefined;
-    })();
-    inFlight.add(run);
-    void run.finally(() => inFlight.delete(run));
-  };
   const matches = (recipient: string, address: string) => {
     const domain = address.slice(address.lastIndexOf('@') + 1);
     return recipient === address || recipient === domain || (recipient.startsWith('.') && domain.endsWith(recipient));
@@ -249,6 +262,18 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
         let stopSet = false;
         for (const action of rule.actions) {
           if (action.kind === 's3') {
+            // SES writes as itself: only the bucket's policy can allow it, for this rule of this account.
+            const put = overTls({
+              action: 's3:PutObject',
+              resource: `${action.bucketArn}/${action.prefix}${messageId}`,
+              context: { 'aws:SourceAccount': localNaming.account, 'aws:SourceArn': rule.arn },
+            });
+            const decision = await evaluateServiceRequest('ses.amazonaws.com', localNaming.account, put, policies(put.resource));
+            calls.push({ function: 'ses.amazonaws.com', service: 's3', action: put.action, resource: put.resource, decision: decision.result });
+            if (decision.result !== 'allowed') {
+              logger.error('receipt rule action refused: the mail is not stored', { rule: rule.name, reason: decision.reason });
+              break;
+            }
             await blobs.put(`${action.prefix}${messageId}`, raw);
             continue;
           }
@@ -262,7 +287,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
           }
           const event = sesEvent(messageId, timestamp, matched, rule, action, resolver.arnOf(action.functionId));
           if (action.invocationType === 'Event') {
-            invokeEvent(action.functionId, event);
+            events.invoke(action.functionId, event);
             continue;
           }
           const result = (await host(action.functionId).invoke(event).catch((error: Error) => {
@@ -290,11 +315,18 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     detail: {},
   });
   const timers = scheduled.map((schedule) => {
-    const timer = setInterval(() => invokeEvent(schedule.functionId, scheduledEvent()), schedule.periodSeconds * 1000);
+    const timer = setInterval(() => events.invoke(schedule.functionId, scheduledEvent()), schedule.periodSeconds * 1000);
     timer.unref();
     return timer;
   });
-  if (config.dataDir) await announceEndpoint(config.dataDir, dynamodb.endpoint);
+  // The operator CLI's `mail redrive` finds the receipt rule's dead-letter queue through the data directory.
+  const parsers = new Set(rules.flatMap((rule) => rule.actions.flatMap((action) => (action.kind === 'lambda' && action.invocationType === 'Event' ? [action.functionId] : []))));
+  const deadLetterArn = functions.find((fn) => parsers.has(fn.logicalId))?.asynchronous.deadLetterTargetArn;
+  const deadLetterUrl = deadLetterArn && queues.localUrl(deadLetterArn);
+  if (config.dataDir) {
+    await announceEndpoint(config.dataDir, dynamodb.endpoint);
+    if (deadLetterUrl) await announceDeadLetterQueue(config.dataDir, { endpoint: queues.endpoint, queueUrl: deadLetterUrl });
+  }
 
   return {
     apiUrl: gateway.url,
@@ -304,6 +336,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     services: operator,
     blobs,
     calls,
+    queues: { endpoint: queues.endpoint, urls: Object.fromEntries(templateQueues.map((queue) => [queue.name, queues.localUrl(queue.arn)!])) },
     get functions() {
       return new Map(
         [...hosts].map(([logicalId, fnHost]): [string, RunningFunction] => [
@@ -312,6 +345,8 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
             name: fnHost.fn.name,
             environment: fnHost.environment(),
             invocations: fnHost.invocations,
+            environments: fnHost.environments,
+            resourceLimits: fnHost.resourceLimits,
             outbound: { requests: Object.fromEntries(fnHost.outbound.requests), connections: [...fnHost.outbound.connections] },
             endpointRequests: endpoints.get(logicalId)!.requests,
           },
@@ -319,16 +354,15 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       );
     },
     sweep: () => Promise.all(scheduled.map((schedule) => host(schedule.functionId).invoke(scheduledEvent()))),
-    settled: async () => {
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
-    },
+    settled: () => events.settled(),
     close: async () => {
       for (const timer of timers) clearInterval(timer);
       await Promise.all([smtp.close(), gateway.close()]);
-      await Promise.all([...inFlight]).catch(() => undefined);
+      await events.settled().catch(() => undefined);
       await Promise.all([...hosts.values()].map((fnHost) => fnHost.close()));
       await Promise.all([...endpoints.values()].map((endpoint) => endpoint.close()));
-      if (config.dataDir) await withdrawEndpoint(config.dataDir);
+      await queues.close();
+      if (config.dataDir) await Promise.all([withdrawEndpoint(config.dataDir), withdrawDeadLetterQueue(config.dataDir)]);
       admin.destroy();
       await dynamodb.close();
     },

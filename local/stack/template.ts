@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
-import { loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../iam';
+import { loadFunctionRoles, TemplateResolver, UnresolvableError, type FunctionRole, type PolicyDocument, type ResourcePolicy, type Template } from '../iam';
 
 /**
  * The part of `npm run start:stack` that reads the synthesized template: the stack's functions
- * (asset, handler, limits, resolved environment and role), its tables, API methods, receipt rules
- * and schedules. Names and ARNs are resolved by the IAM module's resolver, so that what a function
+ * (asset, handler, limits, asynchronous invocation and role), its tables, queues, resource
+ * policies, API methods, receipt rules and schedules. Names and ARNs are resolved by the IAM module's resolver, so that what a function
  * calls and what its policies name agree. Nothing else in the runner reads CloudFormation.
  */
 
@@ -28,6 +28,8 @@ export interface StackFunction {
   memoryMb: number;
   timeoutSeconds: number;
   role: FunctionRole;
+  /** How Lambda handles its Event invocations (`AWS::Lambda::EventInvokeConfig`, else Lambda's defaults). */
+  asynchronous: { maximumRetryAttempts: number; maximumEventAgeSeconds: number; deadLetterTargetArn?: string };
 }
 
 /**
@@ -70,12 +72,15 @@ export function localResolver(template: Template): TemplateResolver {
 export function stackFunctions(template: Template, cdkOut: string, logicalIds: Iterable<string>): StackFunction[] {
   const roles = loadFunctionRoles(template, localNaming);
   const resolver = localResolver(template);
+  const invokeConfigs = resourcesOfType(template, 'AWS::Lambda::EventInvokeConfig').map(([, config]) => config.Properties ?? {});
   return [...new Set(logicalIds)].map((logicalId) => {
     const properties = template.Resources[logicalId]?.Properties ?? {};
     const role = roles.get(logicalId);
     const code = properties.Code as { S3Key?: string } | undefined;
     if (!role || !code?.S3Key) throw new Error(`function ${logicalId} has no bundled asset in the template`);
     const [file = 'index', exportName = 'handler'] = String(properties.Handler).split(/\.(?=[^.]+$)/);
+    const invokeConfig = invokeConfigs.find((config) => functionOf(config.FunctionName) === logicalId && config.Qualifier === '$LATEST');
+    const deadLetterTarget = (properties.DeadLetterConfig as { TargetArn?: Json } | undefined)?.TargetArn;
     return {
       logicalId,
       name: role.functionName,
@@ -87,8 +92,74 @@ export function stackFunctions(template: Template, cdkOut: string, logicalIds: I
       memoryMb: Number(properties.MemorySize ?? 128),
       timeoutSeconds: Number(properties.Timeout ?? 3),
       role,
+      // Lambda's defaults: two retries, events kept six hours.
+      asynchronous: {
+        maximumRetryAttempts: Number(invokeConfig?.MaximumRetryAttempts ?? 2),
+        maximumEventAgeSeconds: Number(invokeConfig?.MaximumEventAgeInSeconds ?? 21_600),
+        ...(deadLetterTarget ? { deadLetterTargetArn: resolver.resolveString(deadLetterTarget) } : {}),
+      },
     };
   });
+}
+
+export interface StackQueue {
+  logicalId: string;
+  name: string;
+  arn: string;
+  /** The attributes the template sets, as `CreateQueue` takes them. */
+  attributes: Record<string, string>;
+}
+
+/** The template's SQS queues. */
+export function stackQueues(template: Template): StackQueue[] {
+  const resolver = localResolver(template);
+  return resourcesOfType(template, 'AWS::SQS::Queue').map(([logicalId, queue]) => {
+    const properties = queue.Properties ?? {};
+    const attributes = ['DelaySeconds', 'MaximumMessageSize', 'MessageRetentionPeriod', 'ReceiveMessageWaitTimeSeconds', 'VisibilityTimeout'].flatMap((name) =>
+      properties[name] === undefined ? [] : [[name, String(resolver.resolve(properties[name]))] as const],
+    );
+    return { logicalId, name: resolver.physicalName(logicalId), arn: resolver.arnOf(logicalId), attributes: Object.fromEntries(attributes) };
+  });
+}
+
+/**
+ * The template's bucket and queue policies, by the ARN of the resource each governs: a bucket's
+ * covers the bucket and its objects. Lookups take a request's resource ARN. A policy this runner
+ * cannot resolve (the console bucket's names the CloudFront distribution, which does not run
+ * here) fails the lookup of its resource, never passes for an empty one.
+ */
+export function resourcePolicies(template: Template): (resourceArn: string) => ResourcePolicy | undefined {
+  const resolver = localResolver(template);
+  const byArn = new Map<string, ResourcePolicy | { unresolvable: string }>();
+  const add = (arn: string, name: string, document: Json) => {
+    let resolved: PolicyDocument;
+    try {
+      resolved = resolver.resolve(document) as PolicyDocument;
+    } catch (error) {
+      if (!(error instanceof UnresolvableError)) throw error;
+      return void byArn.set(arn, { unresolvable: `the policy ${name} of ${arn} cannot be resolved here: ${error.message}` });
+    }
+    const existing = byArn.get(arn);
+    if (existing && 'unresolvable' in existing) return;
+    // Several policies on one resource are one policy to IAM: their statements together.
+    const statements = (policy: PolicyDocument) => ([] as Record<string, unknown>[]).concat(policy.Statement);
+    byArn.set(arn, existing ? { name: `${existing.name}+${name}`, document: { ...existing.document, Statement: [...statements(existing.document), ...statements(resolved)] } } : { name, document: resolved });
+  };
+  for (const [logicalId, policy] of resourcesOfType(template, 'AWS::S3::BucketPolicy')) {
+    add(`arn:${resolver.partition}:s3:::${resolver.resolveString(policy.Properties?.Bucket)}`, logicalId, policy.Properties?.PolicyDocument);
+  }
+  for (const [logicalId, policy] of resourcesOfType(template, 'AWS::SQS::QueuePolicy')) {
+    for (const queue of (policy.Properties?.Queues ?? []) as Json[]) {
+      const name = resolver.resolveString(queue).split('/').at(-1);
+      add(`arn:${resolver.partition}:sqs:${localNaming.region}:${localNaming.account}:${name}`, logicalId, policy.Properties?.PolicyDocument);
+    }
+  }
+  return (resourceArn) => {
+    // An object's policy is its bucket's.
+    const policy = byArn.get(resourceArn) ?? (resourceArn.includes(':s3:::') ? byArn.get(resourceArn.split('/')[0]!) : undefined);
+    if (policy && 'unresolvable' in policy) throw new Error(policy.unresolvable);
+    return policy;
+  };
 }
 
 /** The logical id of the function an ARN-bearing value names (`Fn::GetAtt [Fn, Arn]` somewhere inside). */
@@ -155,12 +226,14 @@ export function requestAuthorizerFunction(template: Template): string | undefine
 
 export type ReceiptAction =
   | { kind: 'lambda'; functionId: string; invocationType: 'RequestResponse' | 'Event' }
-  | { kind: 's3'; bucketId: string; prefix: string }
+  | { kind: 's3'; bucketArn: string; prefix: string }
   | { kind: 'stop' }
   | { kind: 'unsupported'; type: string };
 
 export interface ReceiptRule {
   name: string;
+  /** The rule's ARN, as SES names it to the services it calls (`aws:SourceArn`). */
+  arn: string;
   recipients: string[];
   scanEnabled: boolean;
   actions: ReceiptAction[];
@@ -168,8 +241,16 @@ export interface ReceiptRule {
 
 /** The active rule set's receipt rules, in order (each names the rule it follows with `After`). */
 export function receiptRules(template: Template): ReceiptRule[] {
+  const resolver = localResolver(template);
   const rules = resourcesOfType(template, 'AWS::SES::ReceiptRule').map(([, resource]) => {
     const rule = resource.Properties?.Rule as Record<string, Json>;
+    // The Region's active rule set is found at deployment (a custom resource): locally it is `local`.
+    let ruleSet = 'local';
+    try {
+      ruleSet = resolver.resolveString(resource.Properties?.RuleSetName);
+    } catch (error) {
+      if (!(error instanceof UnresolvableError)) throw error;
+    }
     const actions = ((rule.Actions ?? []) as Record<string, Record<string, Json>>[]).map((action): ReceiptAction => {
       if (action.LambdaAction) {
         return {
@@ -178,7 +259,7 @@ export function receiptRules(template: Template): ReceiptRule[] {
           invocationType: action.LambdaAction.InvocationType === 'RequestResponse' ? 'RequestResponse' : 'Event',
         };
       }
-      if (action.S3Action) return { kind: 's3', bucketId: functionOf(action.S3Action.BucketName)!, prefix: String(action.S3Action.ObjectKeyPrefix ?? '') };
+      if (action.S3Action) return { kind: 's3', bucketArn: `arn:${resolver.partition}:s3:::${resolver.resolveString(action.S3Action.BucketName)}`, prefix: String(action.S3Action.ObjectKeyPrefix ?? '') };
       if (action.StopAction?.Scope === 'RuleSet') return { kind: 'stop' };
       return { kind: 'unsupported', type: Object.keys(action)[0] ?? '' };
     });
@@ -186,6 +267,7 @@ export function receiptRules(template: Template): ReceiptRule[] {
       after: resource.Properties?.After as string | undefined,
       rule: {
         name: String(rule.Name),
+        arn: `arn:${resolver.partition}:ses:${localNaming.region}:${localNaming.account}:receipt-rule-set/${ruleSet}:receipt-rule/${String(rule.Name)}`,
         recipients: ((rule.Recipients ?? []) as string[]).map((recipient) => recipient.toLowerCase()),
         scanEnabled: rule.ScanEnabled === true,
         actions,

@@ -95,7 +95,7 @@ describe('operator CLI with no service running', () => {
     [['domain', 'add'], 2, 'domain add needs a NAME'],
     [['frobnicate'], 2, 'Usage: admin'],
     [['account', 'create', '--bogus'], 2, "Unknown option '--bogus'"],
-    [['mail', 'redrive'], 2, 'mail redrive runs against AWS'],
+    [['mail', 'redrive'], 2, 'mail redrive needs the dead-letter queue'],
     [['key', 'revoke', '--key', 'tm_local_x', '--key-id', 'key_x'], 2, 'give --key or --key-id, not both'],
   ])('explains a usage error: %j', async (args, code, message) => {
     const result = await admin(args, { DATA_DIR: dataDir });

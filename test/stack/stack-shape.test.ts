@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
 import { FunctionClock } from '../../local/stack/function-clock';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
-import type { Template } from '../../local/stack/template';
+import { readStack, type Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { testConfig } from '../support/local-service';
@@ -288,6 +289,138 @@ describe('the stack shape: IAM', () => {
     }
   });
 });
+
+/**
+ * The functions' limits and the parser's dead-letter queue, as the template declares them. Time-outs
+ * are wall time: a variant of the template gives the parser a 1 s time-out and the domains route
+ * 2 s, and a held call (a stand-in for a service that never answers) makes each exceed it, so
+ * nothing races a timer. The variant keeps its data in a directory, as `npm run start:stack`
+ * does, so that the operator CLI redrives from it.
+ */
+describe('the stack shape: time-outs, memory and the dead-letter queue', () => {
+  let variant: StackRuntime;
+  let dataDir: string;
+  let parserId = '';
+  let domainsId = '';
+  /** The function whose allowed calls wait, and what releases them. */
+  let holding: string | undefined;
+  let release: () => void = () => undefined;
+  let released = Promise.resolve();
+  const hold = (logicalId: string) => {
+    holding = variant.functions.get(logicalId)!.name;
+    released = new Promise((resolve) => (release = resolve));
+  };
+  const releaseHeld = () => {
+    holding = undefined;
+    release();
+  };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-limits-'));
+    variant = await startStack(
+      { ...config, dataDir },
+      {
+        cdkOut,
+        editTemplate: (template) => {
+          parserId = withTimeout(template, 'InboundMailParser', 1);
+          domainsId = withTimeout(template, 'ApilistDomainsFunction', 2);
+        },
+        holdCall: (held) => (held.function === holding ? released : undefined),
+      },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    releaseHeld();
+    await variant?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops an API function at its declared time-out, discards its environment, and the gateway answers 500 in the error shape', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, variant.services);
+    hold(domainsId);
+    const started = Date.now();
+    const timedOut = await call(variant, '/v1/domains', { key: apiKey });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+    expect(timedOut.status).toBe(500);
+    expect(timedOut.headers.get('cache-control')).toBe('private, no-store');
+    expect(await timedOut.json()).toMatchObject({ error: { code: 'internal_error' } });
+    expect(variant.functions.get(domainsId)).toMatchObject({ invocations: 1, environments: 1 });
+
+    releaseHeld();
+    const answered = await call(variant, '/v1/domains', { key: apiKey });
+    expect(answered.status).toBe(200);
+    // The timed-out environment was discarded: the next invocation was a cold start.
+    expect(variant.functions.get(domainsId)).toMatchObject({ invocations: 2, environments: 2 });
+  });
+
+  it("retries a parser that exceeds its time-out as declared, sends the event to its dead-letter queue with the parser's role, and the operator's redrive delivers it once", async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, variant.services);
+    const email = ((await (await createEmail(variant, apiKey, { local_part: 'stack-dead-letter' })).json()) as { data: { id: string; address: string } }).data;
+    hold(parserId);
+    await sendMail(variant.smtpPort, { from: 'sender@example.org', to: email.address, subject: 'dead-lettered', text: 'redriven' });
+    await variant.settled();
+    const parser = variant.functions.get(parserId)!;
+    // One attempt and the EventInvokeConfig's two retries, each in a new environment after a time-out.
+    expect(parser).toMatchObject({ invocations: 3, environments: 3 });
+    expect((await everyPage(variant, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data)).toEqual([]);
+
+    const [queueUrl] = Object.values(variant.queues.urls);
+    const sqs = new SQSClient({ endpoint: variant.queues.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+    const receive = () => sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageAttributeNames: ['All'] }));
+    try {
+      const [letter, ...others] = (await receive()).Messages ?? [];
+      expect(others).toEqual([]);
+      // As Lambda sends a dead letter: the event unchanged, and why it failed.
+      expect(JSON.parse(letter!.Body!)).toMatchObject({ Records: [{ eventSource: 'aws:ses', ses: { receipt: { recipients: [email.address] } } }] });
+      expect(letter!.MessageAttributes).toEqual({
+        RequestID: { DataType: 'String', StringValue: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+        ErrorCode: { DataType: 'Number', StringValue: '200' },
+        ErrorMessage: { DataType: 'String', StringValue: 'Task timed out after 1.00 seconds' },
+      });
+      expect(variant.calls).toContainEqual({ function: parser.name, service: 'sqs', action: 'sqs:SendMessage', resource: expect.stringMatching(/^arn:aws:sqs:/), decision: 'allowed' });
+
+      releaseHeld();
+      const redriven = await runAdminCommand(['mail', 'redrive'], { DATA_DIR: dataDir });
+      expect({ code: redriven.code, stderr: redriven.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(redriven.stdout)).toEqual({ delivered: 1, expired: 0, failed: 0 });
+      const listed = (await everyPage<{ subject: string }>(variant, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data);
+      expect(listed.map((message) => message.subject)).toEqual(['dead-lettered']);
+      expect((await receive()).Messages ?? []).toEqual([]);
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  // After the cases above, which ran the authorizer, API functions and the parser in the variant.
+  it("gave every function that ran the heap Lambda's Node.js runtime gives its declared memory", () => {
+    const template = readStack(cdkOut);
+    const ran = [...variant.functions].filter(([, fn]) => fn.invocations > 0);
+    expect(ran.map(([id]) => id)).toEqual(expect.arrayContaining([expect.stringMatching(/^InboundMailParser/), expect.stringMatching(/^ApiAuthorizer/)]));
+    for (const [logicalId, fn] of ran) {
+      const memory = Number(template.Resources[logicalId]!.Properties!.MemorySize);
+      // The runtime's bootstrap: --max-semi-space-size=memory/10/2, --max-old-space-size=memory - memory/10.
+      const newSpace = Math.floor(memory / 10);
+      expect({ logicalId, memory: fn.environment.AWS_LAMBDA_FUNCTION_MEMORY_SIZE, heap: fn.resourceLimits }).toEqual({
+        logicalId,
+        memory: String(memory),
+        heap: expect.objectContaining({ maxOldGenerationSizeMb: memory - newSpace, maxYoungGenerationSizeMb: 3 * Math.floor(newSpace / 2) }),
+      });
+    }
+  });
+
+  it('let SES store raw mail only as the bucket policy allows it', () => {
+    const stored = variant.calls.filter((evaluated) => evaluated.function === 'ses.amazonaws.com');
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.every((evaluated) => evaluated.action === 's3:PutObject' && evaluated.resource.includes('/inbound/') && evaluated.decision === 'allowed')).toBe(true);
+  });
+});
+
+/** Gives a function another time-out in the template; returns its logical id. */
+function withTimeout(template: Template, functionPrefix: string, seconds: number): string {
+  const [functionId, fn] = Object.entries(template.Resources).find(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(functionPrefix))!;
+  fn.Properties!.Timeout = seconds;
+  return functionId;
+}
 
 /** Removes one action from every statement of a function's role policies; returns the function's logical id. */
 function withoutGrant(template: Template, functionPrefix: string, action: string): string {

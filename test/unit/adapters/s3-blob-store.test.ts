@@ -13,56 +13,25 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { partBytes, S3BlobStore } from '../../../lambdas/adapters/blobs/s3-blob-store';
 import { Unavailable } from '../../../lambdas/core/errors';
+import { startFauxqs, type RunningFauxqs } from '../../../local/fauxqs-thread';
 import { collectKeys, describeBlobStoreContract, randomStream } from '../../support/blob-store-contract';
 
 const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
-/**
- * fauxqs ships ES modules only, which jest's CommonJS runtime cannot load, so it runs in a worker
- * thread of this process, listening on loopback only (its `startFauxqs` binds every interface).
- */
-const emulatorSource = `
-const { parentPort, workerData } = require('node:worker_threads');
-import(workerData.entry).then(async ({ buildApp }) => {
-  const app = buildApp({ logger: false });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  parentPort.once('message', () => app.close().then(() => parentPort.close()));
-  parentPort.postMessage({ address });
-});
-`;
-
-/** fauxqs exports only an `import` entry, which `require.resolve` cannot see. */
-function fauxqsEntry(): string {
-  for (const modules of require.resolve.paths('fauxqs') ?? []) {
-    const manifest = join(modules, 'fauxqs', 'package.json');
-    if (!existsSync(manifest)) continue;
-    const { exports } = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: { '.': { import: { default: string } } } };
-    return pathToFileURL(join(modules, 'fauxqs', exports['.'].import.default)).href;
-  }
-  throw new Error('fauxqs is not installed.');
-}
-
 describe('S3BlobStore against fauxqs', () => {
-  let emulator: Worker;
+  let emulator: RunningFauxqs;
   let client: S3Client;
 
   beforeAll(async () => {
-    emulator = new Worker(emulatorSource, { eval: true, workerData: { entry: fauxqsEntry() } });
-    const [{ address }] = (await once(emulator, 'message')) as [{ address: string }];
-    client = new S3Client({ endpoint: address, forcePathStyle: true, region: 'us-east-1', credentials, maxAttempts: 1 });
+    emulator = await startFauxqs();
+    client = new S3Client({ endpoint: emulator.endpoint, forcePathStyle: true, region: 'us-east-1', credentials, maxAttempts: 1 });
     await client.send(new CreateBucketCommand({ Bucket: 'contract' }));
   });
   afterAll(async () => {
     client?.destroy();
-    emulator?.postMessage('stop');
-    if (emulator) await once(emulator, 'exit');
+    await emulator?.close();
   });
 
   describeBlobStoreContract('S3BlobStore', async () => {

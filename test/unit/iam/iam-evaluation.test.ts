@@ -1,4 +1,4 @@
-import { callFromCommand, checkPermissions, evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template } from '../../../local/iam';
+import { callFromCommand, checkPermissions, evaluate, evaluateServiceRequest, loadFunctionRoles, TemplateResolver, type FunctionRole, type ResourcePolicy, type Template } from '../../../local/iam';
 
 const naming = { account: '111122223333', region: 'eu-west-1', stackName: 'Tempmail-test' };
 const env = { account: naming.account, region: naming.region };
@@ -131,7 +131,58 @@ describe('evaluate', () => {
     await expect(decide('dynamodb:PutItem', tableArn('Emails'))).resolves.toEqual({ result: 'allowed' });
     await expect(decide('dynamodb:PutItem', `${tableArn('Emails')}/index/by_account`)).resolves.toEqual({
       result: 'denied',
-      reason: expect.stringContaining('explicitly denied'),
+      reason: expect.stringContaining('explicitly denied in the policies of FnRole'),
+      explicitDenyIn: 'identity-based',
+    });
+  });
+
+  describe('with the resource policy beside the role', () => {
+    const bucket = 'arn:aws:s3:::tempmail-test-mail';
+    const bucketPolicy: ResourcePolicy = {
+      name: 'MailPolicy',
+      document: {
+        Version: '2012-10-17',
+        Statement: [
+          { Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Resource: [bucket, `${bucket}/*`], Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+          { Effect: 'Deny', Principal: { AWS: role().roleArn }, Action: 's3:GetObject', Resource: `${bucket}/inbound/held*` },
+          {
+            Effect: 'Allow',
+            Principal: { Service: 'ses.amazonaws.com' },
+            Action: 's3:PutObject',
+            Resource: `${bucket}/inbound/*`,
+            Condition: { StringEquals: { 'aws:SourceAccount': naming.account }, ArnLike: { 'aws:SourceArn': 'arn:aws:ses:eu-west-1:111122223333:receipt-rule-set/*:receipt-rule/tempmail-test' } },
+          },
+        ],
+      },
+    };
+    const tls = { 'aws:SecureTransport': 'true' };
+
+    it('allows what the role grants unless the bucket policy denies it, and names the policy that did', async () => {
+      await expect(evaluate(role(), { action: 's3:GetObject', resource: `${bucket}/inbound/abc`, context: tls }, bucketPolicy)).resolves.toEqual({ result: 'allowed' });
+      await expect(evaluate(role(), { action: 's3:GetObject', resource: `${bucket}/inbound/held-1`, context: tls }, bucketPolicy)).resolves.toEqual({
+        result: 'denied',
+        reason: expect.stringContaining('explicitly denied in the resource policy MailPolicy'),
+        explicitDenyIn: 'resource-based',
+      });
+      // The same call without TLS meets the policy's deny on aws:SecureTransport.
+      await expect(
+        evaluate(role(), { action: 's3:GetObject', resource: `${bucket}/inbound/abc`, context: { 'aws:SecureTransport': 'false' } }, bucketPolicy),
+      ).resolves.toMatchObject({ result: 'denied', explicitDenyIn: 'resource-based' });
+    });
+
+    it('lets a service principal do only what the resource policy grants it, under its conditions', async () => {
+      const ses = (resource: string, rule: string) =>
+        evaluateServiceRequest('ses.amazonaws.com', naming.account, {
+          action: 's3:PutObject',
+          resource,
+          context: { ...tls, 'aws:SourceAccount': naming.account, 'aws:SourceArn': `arn:aws:ses:eu-west-1:111122223333:receipt-rule-set/shared:receipt-rule/${rule}` },
+        }, bucketPolicy);
+      await expect(ses(`${bucket}/inbound/m1`, 'tempmail-test')).resolves.toEqual({ result: 'allowed' });
+      await expect(ses(`${bucket}/inbound/m1`, 'another-rule')).resolves.toMatchObject({ result: 'denied' });
+      await expect(ses(`${bucket}/mail/m1`, 'tempmail-test')).resolves.toMatchObject({ result: 'denied' });
+      await expect(evaluateServiceRequest('ses.amazonaws.com', naming.account, { action: 's3:PutObject', resource: `${bucket}/inbound/m1`, context: tls }, undefined)).resolves.toMatchObject({
+        result: 'denied',
+      });
     });
   });
 

@@ -4,24 +4,48 @@ import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTagsOfResourceCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetBucketAclCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DirectoryBlobStore } from '../../../../lambdas/adapters/blobs/directory-blob-store';
 import { loadFunctionRoles, TemplateResolver, type Template } from '../../../../local/iam';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../../local/local-dynamodb';
 import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from '../../../../local/stack/aws-endpoints';
 import { s3StandIn } from '../../../../local/stack/s3-stand-in';
-import { localNaming, type StackFunction } from '../../../../local/stack/template';
+import { startQueues, type StackQueues } from '../../../../local/stack/sqs-queues';
+import { localNaming, resourcePolicies, stackQueues, type StackFunction } from '../../../../local/stack/template';
 import { memoryLogger } from '../../../support/memory-logger';
 
 /**
  * One function's AWS endpoint (what `AWS_ENDPOINT_URL_*` points its SDK at under
  * `npm run start:stack`), driven with the SDK's own clients: an allowed call reaches the local
- * service, a denied one is answered as AWS answers it, and a call it cannot map is a failure.
+ * service, a denied one (by the role, or by the bucket's or queue's own policy) is answered as
+ * AWS answers it, and a call it cannot map is a failure.
  */
 const template: Template = {
   Resources: {
     Accounts: { Type: 'AWS::DynamoDB::GlobalTable', Properties: { TableName: 'accounts' } },
     Mail: { Type: 'AWS::S3::Bucket', Properties: { BucketName: 'mail-bucket' } },
+    MailPolicy: {
+      Type: 'AWS::S3::BucketPolicy',
+      Properties: {
+        Bucket: { Ref: 'Mail' },
+        PolicyDocument: {
+          Statement: [
+            { Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/*']] }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+            { Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/mail/sealed*']] } },
+          ],
+        },
+      },
+    },
+    Dead: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'dead', MessageRetentionPeriod: 3600 } },
+    Closed: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'closed' } },
+    ClosedPolicy: {
+      Type: 'AWS::SQS::QueuePolicy',
+      Properties: {
+        Queues: [{ Ref: 'Closed' }],
+        PolicyDocument: { Statement: [{ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:*', Resource: { 'Fn::GetAtt': ['Closed', 'Arn'] } }] },
+      },
+    },
     Cursor: { Type: 'AWS::SecretsManager::Secret', Properties: {} },
     FnRole: { Type: 'AWS::IAM::Role', Properties: {} },
     FnPolicy: {
@@ -33,6 +57,7 @@ const template: Template = {
             { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': ['Accounts', 'Arn'] } },
             { Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/mail/*']] } },
             { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Cursor' } },
+            { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [{ 'Fn::GetAtt': ['Dead', 'Arn'] }, { 'Fn::GetAtt': ['Closed', 'Arn'] }] },
           ],
         },
       },
@@ -56,11 +81,13 @@ const fn: StackFunction = {
   memoryMb: 128,
   timeoutSeconds: 3,
   role,
+  asynchronous: { maximumRetryAttempts: 2, maximumEventAgeSeconds: 21_600 },
 };
 
 let dynamodb: LocalDynamoDb;
 let blobRoot: string;
 let endpoint: FunctionEndpoint;
+let queues: StackQueues;
 const calls: EvaluatedCall[] = [];
 const logger = memoryLogger();
 const client = <T>(Client: new (config: object) => T) =>
@@ -89,12 +116,20 @@ beforeAll(async () => {
   const blobs = new DirectoryBlobStore(blobRoot);
   await blobs.put('mail/m1', Buffer.from('stored mail'));
   await blobs.put('inbound/raw1', Buffer.from('raw mail'));
+  await blobs.put('mail/sealed1', Buffer.from('sealed mail'));
   const secrets = new Map([[role.environment.SECRET!, 'the-cursor-secret']]);
-  endpoint = await startFunctionEndpoint(fn, { dynamodb: dynamodb.endpoint, s3: s3StandIn('mail-bucket', blobs, blobRoot), secrets }, (call) => calls.push(call), logger);
+  queues = await startQueues(stackQueues(template));
+  endpoint = await startFunctionEndpoint(
+    fn,
+    { dynamodb: dynamodb.endpoint, s3: s3StandIn('mail-bucket', blobs, blobRoot), secrets, sqs: queues, resourcePolicy: resourcePolicies(template) },
+    (call) => calls.push(call),
+    logger,
+  );
 });
 
 afterAll(async () => {
   await endpoint?.close();
+  await queues?.close();
   await dynamodb?.close();
   await rm(blobRoot, { recursive: true, force: true });
 });
@@ -152,7 +187,7 @@ describe('a function’s AWS endpoint under start:stack', () => {
     const unmapped = [
       () => client(DynamoDBClient).send(new ListTagsOfResourceCommand({ ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts' })),
       () => client(S3Client).send(new GetBucketAclCommand({ Bucket: 'mail-bucket' })),
-      () => client(SQSClient).send(new SendMessageCommand({ QueueUrl: `${endpoint.url}/000000000000/dead`, MessageBody: 'x' })),
+      () => client(SESClient).send(new SendEmailCommand({ Source: 'a@example.org', Destination: { ToAddresses: ['b@example.org'] }, Message: { Subject: { Data: 's' }, Body: { Text: { Data: 't' } } } })),
     ];
     // The endpoint's own answer, not the local service's: the call went no further.
     for (const send of unmapped) {
@@ -161,12 +196,39 @@ describe('a function’s AWS endpoint under start:stack', () => {
     expect(calls.map((call) => [call.service, call.decision])).toEqual([
       ['dynamodb', 'unmappable'],
       ['s3', 'unmappable'],
-      ['sqs', 'unmappable'],
+      ['ses', 'unmappable'],
     ]);
     expect(logger.lines.map((line) => [line.message, line.function])).toEqual([
       ['aws call not evaluated', 'reader'],
       ['aws call not evaluated', 'reader'],
       ['aws call not evaluated', 'reader'],
+    ]);
+  });
+
+  it('answers a call the bucket policy denies with AccessDenied and 403, naming the resource-based policy, though the role allows it', async () => {
+    await expect(client(S3Client).send(new GetObjectCommand({ Bucket: 'mail-bucket', Key: 'mail/sealed1' }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    expect(calls).toEqual([expect.objectContaining({ action: 's3:GetObject', resource: 'arn:aws:s3:::mail-bucket/mail/sealed1', decision: 'denied' })]);
+    expect(logger.lines).toEqual([expect.objectContaining({ message: 'aws call denied', reason: expect.stringContaining('explicitly denied in the resource policy MailPolicy') })]);
+  });
+
+  it('passes an allowed SQS call on to the emulator under the template’s queue URL, and answers one the queue policy denies as SQS does', async () => {
+    const templateUrl = (name: string) => `https://sqs.${localNaming.region}.amazonaws.com/${localNaming.account}/${name}`;
+    await client(SQSClient).send(new SendMessageCommand({ QueueUrl: templateUrl('dead'), MessageBody: 'kept' }));
+    const admin = new SQSClient({ endpoint: queues.endpoint, region: localNaming.region, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const received = await admin.send(new ReceiveMessageCommand({ QueueUrl: queues.localUrl('dead'), VisibilityTimeout: 0 }));
+    admin.destroy();
+    expect(received.Messages?.map((message) => message.Body)).toEqual(['kept']);
+    await expect(client(SQSClient).send(new SendMessageCommand({ QueueUrl: templateUrl('closed'), MessageBody: 'refused' }))).rejects.toMatchObject({
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+      message: expect.stringContaining('with an explicit deny in a resource-based policy'),
+    });
+    expect(calls.map((call) => [call.action, call.resource, call.decision])).toEqual([
+      ['sqs:SendMessage', 'arn:aws:sqs:us-east-1:000000000000:dead', 'allowed'],
+      ['sqs:SendMessage', 'arn:aws:sqs:us-east-1:000000000000:closed', 'denied'],
     ]);
   });
 });
