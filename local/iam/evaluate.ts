@@ -1,6 +1,6 @@
 import { isWildcardOnlyAction, runSimulation, type RunSimulationResults, type SimulationErrors } from '@cloud-copilot/iam-simulate';
 import type { IamRequest } from './commands';
-import type { FunctionRole } from './roles';
+import type { FunctionRole, PolicyDocument } from './roles';
 
 export type Decision =
   | { result: 'allowed' }
@@ -22,20 +22,7 @@ export async function evaluate(role: FunctionRole, call: IamRequest): Promise<De
   }
   let outcome: RunSimulationResults;
   try {
-    outcome = await runSimulation(
-      {
-        request: {
-          principal: role.roleArn,
-          action: call.action,
-          resource: { resource: call.resource, accountId: role.naming.account },
-          contextVariables: call.context,
-        },
-        identityPolicies: role.policies.map((policy) => ({ name: policy.name, policy: policy.document })),
-        serviceControlPolicies: [],
-        resourceControlPolicies: [],
-      },
-      { simulationMode: 'Strict' },
-    );
+    outcome = await simulate(role.roleArn, role.policies, { ...call, accountId: role.naming.account });
   } catch (error) {
     return { result: 'unmappable', reason: `${call.action} on ${call.resource}: ${(error as Error).message}` };
   }
@@ -46,6 +33,32 @@ export async function evaluate(role: FunctionRole, call: IamRequest): Promise<De
   const how = outcome.overallResult === 'ExplicitlyDenied' ? 'explicitly denied' : 'no statement allows it';
   const managed = role.managedPolicyArns.length ? ` (managed policies not evaluated: ${role.managedPolicyArns.join(', ')})` : '';
   return { result: 'denied', reason: `${call.action} on ${call.resource}: ${how} in the policies of ${role.roleLogicalId}${managed}` };
+}
+
+/**
+ * Whether a policy document allows one request, as IAM evaluates it: what API Gateway does with
+ * the policy a Lambda authorizer returns, against the method ARN of the request. An explicit
+ * deny wins; a policy that names neither allows nothing; one the evaluator cannot read allows nothing.
+ */
+export async function policyAllows(document: PolicyDocument, request: { action: string; resource: string; accountId: string }): Promise<boolean> {
+  const outcome = await simulate(`arn:aws:iam::${request.accountId}:root`, [{ name: 'authorizer', document }], request).catch(() => undefined);
+  return outcome?.resultType !== 'error' && outcome?.overallResult === 'Allowed';
+}
+
+function simulate(
+  principal: string,
+  policies: { name: string; document: PolicyDocument }[],
+  request: { action: string; resource: string; accountId: string; context?: IamRequest['context'] },
+): Promise<RunSimulationResults> {
+  return runSimulation(
+    {
+      request: { principal, action: request.action, resource: { resource: request.resource, accountId: request.accountId }, contextVariables: request.context ?? {} },
+      identityPolicies: policies.map((policy) => ({ name: policy.name, policy: policy.document })),
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+    },
+    { simulationMode: 'Strict' },
+  );
 }
 
 function describeErrors(errors: SimulationErrors): string {

@@ -7,7 +7,7 @@
  *   evaluate(role, request)               → allowed | denied (with reason) | unmappable
  */
 export { callFromCommand, type CallEnvironment, type IamRequest, type MappedCommand } from './commands';
-export { evaluate, type Decision } from './evaluate';
+export { evaluate, policyAllows, type Decision } from './evaluate';
 export { entryMetadataKey, loadFunctionRoles, type FunctionRole, type PolicyDocument } from './roles';
 export { TemplateResolver, UnresolvableError, secretSuffix, stackUuid, type Naming, type Template } from './resolve';
 export { checkPermissions, type PermissionReport } from './check';

@@ -13,6 +13,7 @@ import { createServices, emailLifetimeSeconds, messageLifetimeSeconds, type ApiS
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { startApiGateway, type RouteFunction } from '../api-gateway';
+import { routeTableApi } from '../route-table-api';
 import type { LocalConfig } from '../config';
 import { startConsoleFront, type ConsoleFront } from '../console-front';
 import { loadCursorSecret } from '../cursor-secret';
@@ -168,8 +169,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    authorizer: async (event) => (await host(authorizerId!).invoke(event)) as never,
-    functions: routeFunctions,
+    api: routeTableApi(async (event) => (await host(authorizerId!).invoke(event)) as never, routeFunctions),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
   front = await startConsoleFront({ origin: gateway.url, clock: operator.clock, ...(config.oidc ? { issuer: config.oidc } : {}) });
