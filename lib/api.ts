@@ -4,7 +4,6 @@ import {
   AccessLogFormat,
   CognitoUserPoolsAuthorizer,
   EndpointType,
-  IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
   RequestAuthorizer,
@@ -22,15 +21,9 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { routes, type RouteDefinition } from '../lambdas/api/routes';
+import { apiDeclaration, routes, type RouteDefinition } from '../lambdas/api/routes';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
-import {
-  gatewayRequestIdTemplate,
-  gatewayResponseBody,
-  gatewayResponseHeaders,
-  gatewayResponseTable,
-  type GatewayResponse,
-} from './gateway-responses';
+import { declaredGatewayResponse, gatewayResponseTable, type GatewayResponse } from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 import type { TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
@@ -87,7 +80,7 @@ export class Api extends Construct {
       restApiName: `tempmail-${props.stage}`,
       description: 'Receive-only temporary email API',
       // File bodies (raw sources, attachments) leave the functions base64-encoded.
-      binaryMediaTypes: ['*/*'],
+      binaryMediaTypes: [...apiDeclaration.binaryMediaTypes],
       // Clients reach it directly; an edge-optimized endpoint would add a CloudFront hop nobody configured.
       endpointTypes: [EndpointType.REGIONAL],
       // The Region's one API Gateway logging role is the account's to set (docs/deploying-to-aws.md,
@@ -133,8 +126,8 @@ export class Api extends Construct {
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
       // Never the Authorization header: the gateway would answer its absence with its own 401.
-      identitySources: [IdentitySource.context('requestId')],
-      resultsCacheTtl: Duration.seconds(0),
+      identitySources: [...apiDeclaration.keyAuthorizer.identitySources],
+      resultsCacheTtl: Duration.seconds(apiDeclaration.keyAuthorizer.resultTtlSeconds),
     });
 
     // Console routes: Cognito checks the ID token first; the function verifies it again itself.
@@ -223,14 +216,14 @@ export class Api extends Construct {
   }
 }
 
-/** A row of the gateway response table as API Gateway takes it: header values quoted, the request id a template. */
+/** A row of the gateway response table as API Gateway takes it (the local front answers from the same). */
 function gatewayResponseOptions(response: GatewayResponse): GatewayResponseOptions {
-  const headers = Object.entries(gatewayResponseHeaders(response)).map(([name, value]) => [name, `'${value}'`]);
+  const declared = declaredGatewayResponse(response);
   return {
     type: ResponseType.of(response.type),
-    statusCode: String(response.status),
-    responseHeaders: Object.fromEntries(headers),
-    templates: { 'application/json': JSON.stringify(gatewayResponseBody(response, gatewayRequestIdTemplate)) },
+    statusCode: String(declared.statusCode),
+    responseHeaders: declared.headers,
+    templates: declared.templates,
   };
 }
 

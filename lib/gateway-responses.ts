@@ -88,3 +88,25 @@ export function gatewayResponseBody(response: GatewayResponse, requestId: string
 
 /** The request id in a deployed gateway response's body template. */
 export const gatewayRequestIdTemplate = 'req_$context.requestId';
+
+/** A gateway response as API Gateway takes it (`AWS::ApiGateway::GatewayResponse`). */
+export interface DeclaredGatewayResponse {
+  /** Absent: the response type's own status. */
+  statusCode?: number;
+  /** Header name to mapping expression: a literal in single quotes, `context.requestId`, `method.request.header.Name`. */
+  headers: Record<string, string>;
+  /** Content type to body template, whose `$context.requestId` and the like are filled in per request. */
+  templates: Record<string, string>;
+}
+
+/**
+ * A row of the table as API Gateway declares it: header values quoted, the request id a template.
+ * The stack deploys exactly this, and `npm start`'s front answers from it.
+ */
+export function declaredGatewayResponse(response: GatewayResponse): DeclaredGatewayResponse {
+  return {
+    statusCode: response.status,
+    headers: Object.fromEntries(Object.entries(gatewayResponseHeaders(response)).map(([name, value]) => [name, `'${value}'`])),
+    templates: { 'application/json': JSON.stringify(gatewayResponseBody(response, gatewayRequestIdTemplate)) },
+  };
+}

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, type Duplex, type Writable } from 'node:stream';
 import type {
@@ -9,10 +9,12 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { gatewayResponse, gatewayResponseBody, gatewayResponseHeaders, type GatewayResponseType } from '../lib/gateway-responses';
+import type { DeclaredGatewayResponse, GatewayResponseType } from '../lib/gateway-responses';
+import { systemClock, type Clock } from '../lambdas/core/clock';
 import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
-import { matchRoute, type RouteDefinition } from '../lambdas/api/routes';
+import { matchRoute } from '../lambdas/api/routes';
+import { policyAllows, type PolicyDocument } from './iam';
 import { preludeDelimiter } from './lambda-response-streaming';
 import { openApiDocumentPath, serveOpenApiDocument } from './openapi-document';
 
@@ -20,6 +22,8 @@ import { openApiDocumentPath, serveOpenApiDocument } from './openapi-document';
 export const gatewayMaxBodyBytes = 10 * 1024 * 1024;
 /** API Gateway's integration time-out. */
 const integrationTimeoutMs = 29_000;
+/** The account and Region the local gateway's method ARNs name. */
+const gatewayAccount = { account: '000000000000', region: 'us-east-1', apiId: 'local' };
 
 export type AuthorizerFunction = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ProxyFunction = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -29,12 +33,60 @@ export type StreamingFunction = (event: APIGatewayProxyEvent, responseStream: Wr
 /** The function behind a route: buffered (the default) or streamed (integration transfer mode STREAM). */
 export type RouteFunction = { mode: 'buffered'; fn: ProxyFunction } | { mode: 'streamed'; fn: StreamingFunction };
 
+/** A Lambda REQUEST authorizer as declared: where its identity comes from, how long a result is reused. */
+export interface RequestAuthorizer {
+  /** API Gateway's mapping expressions: `method.request.header.Name`, `method.request.querystring.name`, `context.requestId`, `stageVariables.name`. */
+  identitySources: readonly string[];
+  /** A result is reused for the same identity-source values this long; 0: the authorizer runs on every request. */
+  resultTtlSeconds: number;
+  invoke: AuthorizerFunction;
+}
+
+/** A Cognito user pool authorizer as declared, with the check of its pool's tokens. */
+export interface CognitoAuthorizer {
+  /** The header mapping expression the token is read from (`method.request.header.Authorization`). */
+  identitySource: string;
+  resultTtlSeconds: number;
+  /** The token's claims when the user pool's authorizer accepts it, undefined when it refuses it. */
+  verify(token: string): Promise<Record<string, string> | undefined>;
+}
+
+export type MethodAuthorization =
+  | { type: 'NONE' }
+  | { type: 'CUSTOM'; authorizer: RequestAuthorizer }
+  | { type: 'COGNITO_USER_POOLS'; authorizer: CognitoAuthorizer };
+
+/** One method of the API: where it is, who may call it, how often, and the function behind it. */
+export interface GatewayMethod {
+  /** Names the method in its events (`requestContext.resourceId`). */
+  id: string;
+  /** The HTTP method, or `ANY`. */
+  method: string;
+  /** The resource path, with `{param}` placeholders. */
+  path: string;
+  authorization: MethodAuthorization;
+  /** The stage's throttle for this method: a bucket of `burst` requests refilled at `rate` a second. Absent: not throttled. */
+  throttle?: { rate: number; burst: number };
+  /** Absent: the gateway answers INTEGRATION_FAILURE, as for a function it cannot invoke. */
+  target?: RouteFunction;
+}
+
+/** The API the gateway serves, as its declaration says (the route table for `npm start`, the template for `npm run start:stack`). */
+export interface GatewayApi {
+  stage: string;
+  methods: readonly GatewayMethod[];
+  /** The declared gateway responses by type; a type not declared falls back to DEFAULT_4XX or DEFAULT_5XX, then to API Gateway's own. */
+  responses: ReadonlyMap<string, DeclaredGatewayResponse>;
+  /** Media types handed over base64-encoded, as API Gateway spells them (every type, a type family, or one type). */
+  binaryMediaTypes: readonly string[];
+}
+
 export interface ApiGatewayOptions {
   host: string;
   port: number;
-  authorizer: AuthorizerFunction;
-  /** The function behind each route id of the route table. */
-  functions: ReadonlyMap<string, RouteFunction>;
+  api: GatewayApi;
+  /** The gateway's clock: its throttle buckets and its authorizers' result caches. Absent: the system clock. */
+  clock?: Clock;
   /** Answers what is not an API route (the console's pages, the local issuer); false to go on. */
   front?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 }
@@ -46,15 +98,17 @@ export interface RunningApiGateway {
 }
 
 /**
- * The local stand-in for API Gateway REST: routes by the shared route table, builds the exact
- * REQUEST-authorizer and proxy events AWS sends, calls the same functions, and answers its own
- * failures (unknown route, oversized body, failed function) from the deployed stack's table of
+ * The local stand-in for API Gateway REST, serving the API it is given: routes as its router does,
+ * throttles each method as its stage says, runs each method's authorizer as declared (identity
+ * sources, result caching, the returned policy; a Cognito user pool's token check), builds the
+ * exact events AWS sends, calls the functions, and answers its own failures from the API's
  * gateway responses, exactly as the deployed gateway does.
  */
 export async function startApiGateway(options: ApiGatewayOptions): Promise<RunningApiGateway> {
+  const gateway = new GatewayState(options.clock ?? systemClock);
   const server = createServer((req, res) => {
-    serve(req, res, options).catch(() => {
-      if (!res.headersSent) gatewayError(res, newGatewayRequestId(), 'DEFAULT_5XX');
+    serve(req, res, options, gateway).catch(() => {
+      if (!res.headersSent) gatewayError(req, res, options.api, newGatewayRequestId(), 'DEFAULT_5XX');
     });
   });
   server.on('clientError', answerClientError);
@@ -64,74 +118,159 @@ export async function startApiGateway(options: ApiGatewayOptions): Promise<Runni
   return { url: `http://${options.host}:${port}`, port, close: () => closeServer(server) };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions): Promise<void> {
+/** What the gateway keeps between requests: each method's throttle bucket, each authorizer's cached results. */
+class GatewayState {
+  private readonly buckets = new Map<GatewayMethod, { tokens: number; at: number }>();
+  private readonly caches = new Map<object, Map<string, { value: unknown; expiresAt: number }>>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Takes a request from the method's bucket (a token bucket, as API Gateway throttles); false when it is empty. */
+  admit(method: GatewayMethod): boolean {
+    if (!method.throttle) return true;
+    const now = this.clock.now().getTime();
+    const { rate, burst } = method.throttle;
+    const bucket = this.buckets.get(method) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * rate);
+    bucket.at = now;
+    this.buckets.set(method, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  }
+
+  /** An authorizer's result for these identity-source values: reused within its TTL, else produced (and kept when defined). */
+  async cached<T>(authorizer: { resultTtlSeconds: number }, identity: string[], produce: () => Promise<T>): Promise<T> {
+    if (authorizer.resultTtlSeconds <= 0) return produce();
+    const cache = this.caches.get(authorizer) ?? new Map<string, { value: unknown; expiresAt: number }>();
+    this.caches.set(authorizer, cache);
+    const key = JSON.stringify(identity);
+    const hit = cache.get(key);
+    if (hit && hit.expiresAt > this.clock.now().getTime()) return hit.value as T;
+    const value = await produce();
+    if (value !== undefined) cache.set(key, { value, expiresAt: this.clock.now().getTime() + authorizer.resultTtlSeconds * 1000 });
+    return value;
+  }
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGatewayOptions, gateway: GatewayState): Promise<void> {
   if (options.front && (await options.front(req, res))) return;
+  const { api } = options;
   const gatewayRequestId = newGatewayRequestId();
+  const answer = (type: GatewayResponseType) => gatewayError(req, res, api, gatewayRequestId, type);
   // API Gateway REST names its own request id on every response it sends.
   res.setHeader('x-amzn-RequestId', gatewayRequestId);
   const url = new URL(req.url ?? '/', 'http://gateway.local');
-  const method = req.method ?? 'GET';
+  const httpMethod = req.method ?? 'GET';
   if (url.pathname === openApiDocumentPath && serveOpenApiDocument(req, res, requestIdFor(gatewayRequestId))) return;
-  const match = matchRoute(method, url.pathname);
+  const match = matchRoute(httpMethod, url.pathname, api.methods);
   if (!match) {
     req.resume();
-    return gatewayError(res, gatewayRequestId, 'MISSING_AUTHENTICATION_TOKEN');
+    return answer('MISSING_AUTHENTICATION_TOKEN');
+  }
+  const method = match.route;
+  if (!gateway.admit(method)) {
+    req.resume();
+    return answer('THROTTLED');
   }
   const body = await readBody(req, gatewayMaxBodyBytes);
-  if (body === 'too-large') {
-    return gatewayError(res, gatewayRequestId, 'REQUEST_TOO_LARGE');
-  }
+  if (body === 'too-large') return answer('REQUEST_TOO_LARGE');
 
-  const requestContext = buildRequestContext(req, match.route, url.pathname, gatewayRequestId);
-  const request = { ...requestParts(req, url), resource: match.route.path, path: url.pathname, httpMethod: method };
+  const requestContext = buildRequestContext(req, api.stage, method, url.pathname, gatewayRequestId);
+  const request = { ...requestParts(req, url), resource: method.path, path: url.pathname, httpMethod };
   const pathParameters = Object.keys(match.pathParameters).length ? match.pathParameters : null;
+  const authorization = await authorize(method.authorization, { ...request, pathParameters, stageVariables: null, requestContext }, api.stage, gateway);
+  if ('refused' in authorization) return answer(authorization.refused);
 
-  // Console routes carry an identity token, not an API key: their handler verifies it (in AWS a
-  // Cognito authorizer checks it first too), so the key authorizer is not asked.
-  let authorization: APIGatewayAuthorizerResult = consoleAuthorization;
-  try {
-    if (match.route.auth !== 'identity') authorization = await options.authorizer({
-      type: 'REQUEST',
-      methodArn: `arn:aws:execute-api:local:000000000000:local/v1/${method}${match.route.path}`,
-      ...request,
-      pathParameters,
-      stageVariables: null,
-      requestContext,
-    } as APIGatewayRequestAuthorizerEvent);
-  } catch {
-    return gatewayError(res, gatewayRequestId, 'AUTHORIZER_FAILURE');
-  }
-  if (authorization.policyDocument.Statement.some((statement) => statement.Effect !== 'Allow')) {
-    return gatewayError(res, gatewayRequestId, 'ACCESS_DENIED');
-  }
-
-  const target = options.functions.get(match.route.id);
-  if (!target) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
+  const target = method.target;
+  if (!target) return answer('INTEGRATION_FAILURE');
+  const binaryBody = body.length > 0 && isBinaryMediaType(api.binaryMediaTypes, req.headers['content-type']);
   const event: APIGatewayProxyEvent = {
     ...request,
     pathParameters,
     stageVariables: null,
-    // The deployed API lists */* as binary media, so API Gateway hands every body over base64-encoded.
-    body: body.length === 0 ? null : body.toString('base64'),
-    isBase64Encoded: body.length > 0,
-    requestContext: { ...requestContext, authorizer: authorizerContext(authorization) },
+    // A body of a binary media type is handed over base64-encoded, any other as text.
+    body: body.length === 0 ? null : body.toString(binaryBody ? 'base64' : 'utf8'),
+    isBase64Encoded: binaryBody,
+    requestContext: { ...requestContext, authorizer: authorization.context },
   };
-  const context = lambdaContext(gatewayRequestId, match.route);
-  if (target.mode === 'streamed') return relayStream(res, gatewayRequestId, (stream) => target.fn(event, stream, context));
+  const context = lambdaContext(gatewayRequestId, method);
+  if (target.mode === 'streamed') return relayStream(res, (stream) => target.fn(event, stream, context), () => answer('INTEGRATION_FAILURE'));
   let result: APIGatewayProxyResult;
   try {
     result = await target.fn(event, context);
   } catch {
-    return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
+    return answer('INTEGRATION_FAILURE');
   }
-  writeResult(res, result);
+  // A base64 body is decoded when the client's first accepted type is a binary media type.
+  writeResult(res, result, isBinaryMediaType(api.binaryMediaTypes, req.headers.accept?.split(',')[0]));
+}
+
+type AuthorizerEvent = Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn' | 'requestContext'> & { requestContext: APIGatewayProxyEvent['requestContext'] };
+type Authorization = { refused: GatewayResponseType } | { context: APIGatewayProxyEvent['requestContext']['authorizer'] };
+
+/**
+ * A method's authorization, as API Gateway runs it: every identity source present (else 401 and
+ * no authorizer call), the result reused within the authorizer's TTL for the same identity, and
+ * a Lambda authorizer's policy evaluated against this request's method ARN (a reused policy may
+ * not cover it: 403).
+ */
+async function authorize(authorization: MethodAuthorization, event: AuthorizerEvent, stage: string, gateway: GatewayState): Promise<Authorization> {
+  if (authorization.type === 'NONE') return { context: undefined };
+  const { authorizer } = authorization;
+  const sources = authorization.type === 'CUSTOM' ? authorization.authorizer.identitySources : [authorization.authorizer.identitySource];
+  const identity = sources.map((source) => identityValue(source, event));
+  if (!identity.every((value): value is string => value !== undefined)) return { refused: 'UNAUTHORIZED' };
+  try {
+    if (authorization.type === 'COGNITO_USER_POOLS') {
+      const token = identity[0]!.replace(/^Bearer\s+/i, '');
+      const claims = await gateway.cached(authorizer, identity, () => authorization.authorizer.verify(token));
+      return claims ? { context: { claims } } : { refused: 'UNAUTHORIZED' };
+    }
+    const methodArn = `arn:aws:execute-api:${gatewayAccount.region}:${gatewayAccount.account}:${gatewayAccount.apiId}/${stage}/${event.httpMethod}${event.path}`;
+    const result = await gateway.cached(authorizer, identity, () => authorization.authorizer.invoke({ type: 'REQUEST', methodArn, ...event } as unknown as APIGatewayRequestAuthorizerEvent));
+    if (!(await allows(result.policyDocument, methodArn))) return { refused: 'ACCESS_DENIED' };
+    return { context: authorizerContext(result) };
+  } catch (error) {
+    // A Lambda authorizer that fails with exactly `Unauthorized` asks for the gateway's 401.
+    return { refused: (error as Error).message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE' };
+  }
+}
+
+/** Whether an authorizer's policy allows the method; a policy that allows exactly it needs no evaluator. */
+function allows(policy: APIGatewayAuthorizerResult['policyDocument'], methodArn: string): Promise<boolean> | boolean {
+  const statements = [policy.Statement].flat() as { Effect?: string; Action?: unknown; Resource?: unknown }[];
+  if (statements.length > 0 && statements.every((statement) => statement.Effect === 'Allow' && statement.Action === 'execute-api:Invoke' && statement.Resource === methodArn)) return true;
+  return policyAllows(policy as unknown as PolicyDocument, { action: 'execute-api:Invoke', resource: methodArn, accountId: gatewayAccount.account });
+}
+
+/** An identity source's value in a request, as API Gateway reads it; undefined when absent or empty. */
+function identityValue(source: string, event: AuthorizerEvent): string | undefined {
+  const [, kind, name = ''] = /^(method\.request\.header|method\.request\.querystring|context|stageVariables)\.(.+)$/.exec(source.trim()) ?? [];
+  let value: unknown;
+  if (kind === 'method.request.header') value = Object.entries(event.headers ?? {}).find(([header]) => header.toLowerCase() === name.toLowerCase())?.[1];
+  else if (kind === 'method.request.querystring') value = event.queryStringParameters?.[name];
+  else if (kind === 'context') value = name.split('.').reduce<unknown>((parent, key) => (parent as Record<string, unknown> | undefined)?.[key], event.requestContext);
+  // stageVariables: the local stage has none, so an identity source there is always missing.
+  if (typeof value === 'number') return String(value);
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Whether a media type is one of the API's binary media types (the all-types pattern covers a request that names none). */
+function isBinaryMediaType(binaryMediaTypes: readonly string[], mediaType: string | undefined): boolean {
+  const type = mediaType?.split(';')[0]!.trim().toLowerCase() ?? '';
+  return binaryMediaTypes.some((declared) => {
+    const pattern = declared.replace(/~1/g, '/').toLowerCase();
+    if (pattern === '*/*') return true;
+    return pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
+  });
 }
 
 /**
  * Relays a streamed Lambda response as API Gateway does: reads the JSON prelude up to its eight
  * NUL bytes, answers with its status and headers, then passes the body on as it comes.
  */
-async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke: (stream: Writable) => Promise<void>) {
+async function relayStream(res: ServerResponse, invoke: (stream: Writable) => Promise<void>, failed: () => void) {
   const stream = new PassThrough();
   // A client that leaves mid-body ends the function's stream at once, and with it the file it reads.
   const abandoned = () => {
@@ -158,11 +297,11 @@ async function relayStream(res: ServerResponse, gatewayRequestId: string, invoke
     }
     await invocation;
   } catch {
-    if (!res.headersSent) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
+    if (!res.headersSent) return failed();
     res.destroy();
     return;
   }
-  if (prelude !== undefined) return gatewayError(res, gatewayRequestId, 'INTEGRATION_FAILURE');
+  if (prelude !== undefined) return failed();
   res.end();
 }
 
@@ -202,20 +341,20 @@ function lastValues(multi: Record<string, string[]>): Record<string, string> {
   return Object.fromEntries(Object.entries(multi).map(([name, values]) => [name, values[values.length - 1]!]));
 }
 
-function buildRequestContext(req: IncomingMessage, route: RouteDefinition, path: string, requestId: string) {
+function buildRequestContext(req: IncomingMessage, stage: string, method: GatewayMethod, path: string, requestId: string) {
   const now = Date.now();
   return {
-    accountId: '000000000000',
-    apiId: 'local',
-    stage: 'v1',
+    accountId: gatewayAccount.account,
+    apiId: gatewayAccount.apiId,
+    stage,
     requestId,
     extendedRequestId: requestId,
     requestTimeEpoch: now,
     requestTime: new Date(now).toUTCString(),
-    resourceId: route.id,
-    resourcePath: route.path,
-    httpMethod: route.method,
-    path: `/v1${path}`,
+    resourceId: method.id,
+    resourcePath: method.path,
+    httpMethod: req.method ?? 'GET',
+    path: `/${stage}${path}`,
     protocol: `HTTP/${req.httpVersion}`,
     domainName: req.headers.host ?? 'localhost',
     authorizer: undefined,
@@ -239,19 +378,13 @@ function buildRequestContext(req: IncomingMessage, route: RouteDefinition, path:
   } as unknown as APIGatewayProxyEvent['requestContext'];
 }
 
-/** What a console route gets from the gateway: no key decision. */
-const consoleAuthorization: APIGatewayAuthorizerResult = {
-  principalId: 'identity',
-  policyDocument: { Version: '2012-10-17', Statement: [] },
-};
-
 /** API Gateway REST hands the authorizer's context to the integration with every value as a string. */
 function authorizerContext(result: APIGatewayAuthorizerResult): Record<string, string> {
   const context = Object.fromEntries(Object.entries(result.context ?? {}).map(([name, value]) => [name, String(value)]));
   return { ...context, principalId: result.principalId, integrationLatency: '0' };
 }
 
-function lambdaContext(requestId: string, route: RouteDefinition): Context {
+function lambdaContext(requestId: string, route: GatewayMethod): Context {
   const deadline = Date.now() + integrationTimeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -283,21 +416,65 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | '
   return Buffer.concat(chunks);
 }
 
-function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
+function writeResult(res: ServerResponse, result: APIGatewayProxyResult, decodeBinary: boolean): void {
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, String(value));
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) res.setHeader(name, values.map(String));
   res.statusCode = result.statusCode;
-  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+  res.end(result.isBase64Encoded && decodeBinary ? Buffer.from(result.body, 'base64') : result.body);
 }
 
 /**
- * A response the gateway itself gives, from the same table the deployed stack's gateway
- * responses are built from: the request id in the body, and, as in AWS, no `X-Request-Id` header.
+ * API Gateway's own status and message of each response type the gateway gives, for an API that
+ * declares neither the type nor its DEFAULT_4XX/DEFAULT_5XX.
  */
-function gatewayError(res: ServerResponse, gatewayRequestId: string, type: GatewayResponseType) {
-  const response = gatewayResponse(type);
-  res.writeHead(response.status, gatewayResponseHeaders(response));
-  res.end(JSON.stringify(gatewayResponseBody(response, requestIdFor(gatewayRequestId))));
+const builtInResponses: Partial<Record<GatewayResponseType, [number, string]>> = {
+  MISSING_AUTHENTICATION_TOKEN: [403, 'Missing Authentication Token'],
+  UNAUTHORIZED: [401, 'Unauthorized'],
+  ACCESS_DENIED: [403, 'User is not authorized to access this resource'],
+  THROTTLED: [429, 'Too Many Requests'],
+  REQUEST_TOO_LARGE: [413, 'Request Too Long'],
+  AUTHORIZER_FAILURE: [500, 'Internal server error'],
+  INTEGRATION_FAILURE: [504, 'Internal server error'],
+  DEFAULT_5XX: [500, 'Internal server error'],
+};
+
+/**
+ * A response the gateway itself gives, as the API declares it: the type's gateway response (else
+ * the DEFAULT_4XX or DEFAULT_5XX one, else API Gateway's own), its header mapping expressions
+ * and its body template filled in for this request. As in AWS, no `X-Request-Id` header unless declared.
+ */
+function gatewayError(req: IncomingMessage, res: ServerResponse, api: GatewayApi, gatewayRequestId: string, type: GatewayResponseType) {
+  const [builtInStatus, message] = builtInResponses[type] ?? [500, 'Internal server error'];
+  const declared = api.responses.get(type) ?? api.responses.get(builtInStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
+  const status = api.responses.get(type)?.statusCode ?? builtInStatus;
+  const template = declared && (declared.templates['application/json'] ?? Object.values(declared.templates)[0]);
+  const variables: Record<string, string> = {
+    requestId: gatewayRequestId,
+    'error.responseType': type,
+    'error.message': message,
+    'error.messageString': JSON.stringify(message),
+  };
+  const body =
+    template === undefined
+      ? JSON.stringify({ message })
+      : template.replace(/\$(?:\{context\.([\w.]+)\}|context\.([A-Za-z]\w*(?:\.[A-Za-z]\w*)*))/g, (_, braced?: string, bare?: string) => variables[braced ?? bare ?? ''] ?? '');
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  for (const [name, expression] of Object.entries(declared?.headers ?? {})) {
+    const value = mappingValue(expression, gatewayRequestId, req.headers);
+    if (value !== undefined) headers[name] = value;
+  }
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/** A gateway response header's mapping expression, evaluated: a quoted literal, the request id, or a request header. */
+function mappingValue(expression: string, requestId: string, requestHeaders: IncomingHttpHeaders): string | undefined {
+  const literal = /^'(.*)'$/s.exec(expression);
+  if (literal) return literal[1];
+  if (expression === 'context.requestId') return requestId;
+  const header = /^method\.request\.header\.(.+)$/.exec(expression)?.[1];
+  const value = header === undefined ? undefined : requestHeaders[header.toLowerCase()];
+  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /**

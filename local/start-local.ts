@@ -20,6 +20,7 @@ import type { BlobStore } from '../lambdas/core/mail-ports';
 import type { Logger } from '../lambdas/core/logger';
 import { startApiGateway, type ProxyFunction, type RouteFunction, type StreamingFunction } from './api-gateway';
 import { installLambdaResponseStreaming } from './lambda-response-streaming';
+import { routeTableApi } from './route-table-api';
 import type { LocalConfig } from './config';
 import { loadCursorSecret } from './cursor-secret';
 import { startConsoleFront, type ConsoleFront } from './console-front';
@@ -102,8 +103,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    authorizer: asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)),
-    functions: await loadRouteFunctions(services, consoleServices),
+    api: routeTableApi(asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices)),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
   front = await startConsoleFront({

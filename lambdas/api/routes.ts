@@ -71,33 +71,72 @@ export function routeForResource(method: string, resource: string): RouteDefinit
   return routes.find((route) => route.method === method && route.path === resource);
 }
 
-export interface RouteMatch {
-  route: RouteDefinition;
+/**
+ * What the API declares beside its routes, read by the CDK construct (lib/api.ts) and by the API
+ * `npm start` serves: every media type binary (file bodies leave the functions base64-encoded),
+ * and the key authorizer's identity source and result caching. Its identity source is the
+ * request id, never the `Authorization` header (the gateway would answer a missing one with its
+ * own 401), so its result is never reused across requests.
+ */
+export const apiDeclaration = {
+  binaryMediaTypes: ['*/*'],
+  keyAuthorizer: { identitySources: ['context.requestId'], resultTtlSeconds: 0 },
+} as const;
+
+/** What the router needs of a method: its HTTP method (or `ANY`) and its resource path. */
+export interface RoutedMethod {
+  readonly method: string;
+  readonly path: string;
+}
+
+export interface RouteMatch<R extends RoutedMethod = RouteDefinition> {
+  route: R;
   pathParameters: Record<string, string>;
 }
 
-/** Matches a concrete request path against the table, as API Gateway's router does. */
-export function matchRoute(method: string, path: string): RouteMatch | undefined {
+/**
+ * Matches a concrete request path as API Gateway's router does: first the resource, a literal
+ * segment winning over a `{param}` one at the first place they differ, then that resource's
+ * method. A resource without the method is no match, even where a `{param}` sibling has it.
+ */
+export function matchRoute<R extends RoutedMethod>(method: string, path: string, table: readonly R[]): RouteMatch<R> | undefined {
   const segments = path.split('/');
-  for (const route of routes) {
-    if (route.method !== method) continue;
-    const pattern = route.path.split('/');
-    if (pattern.length !== segments.length) continue;
-    const pathParameters: Record<string, string> = {};
-    const matches = pattern.every((part, index) => {
-      const segment = segments[index]!;
-      const name = /^\{(\w+)\}$/.exec(part)?.[1];
-      if (name === undefined) return part === segment;
-      if (segment === '') return false;
-      // A segment that does not percent-decode (a stray `%`) still names this route's
-      // resource: the function answers for it (an id that cannot exist is a 404 in the
-      // contract's shape), not the gateway's no-route answer on a documented route.
-      pathParameters[name] = decodePathSegment(segment) ?? segment;
-      return true;
-    });
-    if (matches) return { route, pathParameters };
+  let best: { path: string; pathParameters: Record<string, string> } | undefined;
+  for (const candidate of new Set(table.map((route) => route.path))) {
+    const pathParameters = parametersOf(candidate, segments);
+    if (pathParameters && (!best || moreLiteral(candidate, best.path))) best = { path: candidate, pathParameters };
   }
-  return undefined;
+  const route = best && table.find((entry) => entry.path === best.path && (entry.method === method || entry.method === 'ANY'));
+  return route && best ? { route, pathParameters: best.pathParameters } : undefined;
+}
+
+/** The path parameters of a request path under a resource path, or undefined when it does not fit. */
+function parametersOf(resourcePath: string, segments: string[]): Record<string, string> | undefined {
+  const pattern = resourcePath.split('/');
+  if (pattern.length !== segments.length) return undefined;
+  const pathParameters: Record<string, string> = {};
+  const fits = pattern.every((part, index) => {
+    const segment = segments[index]!;
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (name === undefined) return part === segment;
+    if (segment === '') return false;
+    // A segment that does not percent-decode (a stray `%`) still names this route's
+    // resource: the function answers for it (an id that cannot exist is a 404 in the
+    // contract's shape), not the gateway's no-route answer on a documented route.
+    pathParameters[name] = decodePathSegment(segment) ?? segment;
+    return true;
+  });
+  return fits ? pathParameters : undefined;
+}
+
+/** Whether a resource path has a literal segment where the other has a `{param}`, at the first place they differ. */
+function moreLiteral(path: string, than: string): boolean {
+  const other = than.split('/');
+  for (const [index, part] of path.split('/').entries()) {
+    const isParameter = part.startsWith('{');
+    if (isParameter !== other[index]!.startsWith('{')) return !isParameter;
+  }
+  return false;
 }
 
 function decodePathSegment(segment: string): string | undefined {

@@ -28,7 +28,7 @@ export interface ResourcePolicy {
  */
 export async function evaluate(role: FunctionRole, call: IamRequest, resourcePolicy?: ResourcePolicy): Promise<Decision> {
   const managed = role.managedPolicyArns.length ? ` (managed policies not evaluated: ${role.managedPolicyArns.join(', ')})` : '';
-  return simulate(
+  return judge(
     { principal: role.roleArn, account: role.naming.account, identityPolicies: role.policies, describe: `the policies of ${role.roleLogicalId}${managed}` },
     call,
     resourcePolicy,
@@ -40,7 +40,7 @@ export async function evaluate(role: FunctionRole, call: IamRequest, resourcePol
  * a service principal has no identity policies, so only the resource's policy can allow it.
  */
 export async function evaluateServiceRequest(servicePrincipal: string, account: string, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
-  return simulate({ principal: servicePrincipal, account, identityPolicies: [], describe: servicePrincipal }, call, resourcePolicy);
+  return judge({ principal: servicePrincipal, account, identityPolicies: [], describe: servicePrincipal }, call, resourcePolicy);
 }
 
 interface Caller {
@@ -50,7 +50,7 @@ interface Caller {
   describe: string;
 }
 
-async function simulate(caller: Caller, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
+async function judge(caller: Caller, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
   const [service, action] = call.action.split(':');
   const wildcardOnly = await isWildcardOnlyAction(service ?? '', action ?? '').catch(() => undefined);
   if (wildcardOnly === undefined) return { result: 'unmappable', reason: `${call.action} is not an IAM action` };
@@ -59,21 +59,7 @@ async function simulate(caller: Caller, call: IamRequest, resourcePolicy: Resour
   }
   let outcome: RunSimulationResults;
   try {
-    outcome = await runSimulation(
-      {
-        request: {
-          principal: caller.principal,
-          action: call.action,
-          resource: { resource: call.resource, accountId: caller.account },
-          contextVariables: call.context,
-        },
-        identityPolicies: caller.identityPolicies.map((policy) => ({ name: policy.name, policy: policy.document })),
-        serviceControlPolicies: [],
-        resourceControlPolicies: [],
-        ...(resourcePolicy ? { resourcePolicy: resourcePolicy.document } : {}),
-      },
-      { simulationMode: 'Strict' },
-    );
+    outcome = await simulate(caller.principal, caller.identityPolicies, { ...call, accountId: caller.account }, resourcePolicy);
   } catch (error) {
     return { result: 'unmappable', reason: `${call.action} on ${call.resource}: ${(error as Error).message}` };
   }
@@ -87,6 +73,34 @@ async function simulate(caller: Caller, call: IamRequest, resourcePolicy: Resour
   const explicitDenyIn = analysis?.resourceAnalysis?.denyStatements.length ? 'resource-based' : 'identity-based';
   const where = explicitDenyIn === 'resource-based' ? `the resource policy ${resourcePolicy?.name}` : caller.describe;
   return { result: 'denied', reason: `${call.action} on ${call.resource}: explicitly denied in ${where}`, explicitDenyIn };
+}
+
+/**
+ * Whether a policy document allows one request, as IAM evaluates it: what API Gateway does with
+ * the policy a Lambda authorizer returns, against the method ARN of the request. An explicit
+ * deny wins; a policy that names neither allows nothing; one the evaluator cannot read allows nothing.
+ */
+export async function policyAllows(document: PolicyDocument, request: { action: string; resource: string; accountId: string }): Promise<boolean> {
+  const outcome = await simulate(`arn:aws:iam::${request.accountId}:root`, [{ name: 'authorizer', document }], request).catch(() => undefined);
+  return outcome?.resultType !== 'error' && outcome?.overallResult === 'Allowed';
+}
+
+function simulate(
+  principal: string,
+  policies: { name: string; document: PolicyDocument }[],
+  request: { action: string; resource: string; accountId: string; context?: IamRequest['context'] },
+  resourcePolicy?: ResourcePolicy,
+): Promise<RunSimulationResults> {
+  return runSimulation(
+    {
+      request: { principal, action: request.action, resource: { resource: request.resource, accountId: request.accountId }, contextVariables: request.context ?? {} },
+      identityPolicies: policies.map((policy) => ({ name: policy.name, policy: policy.document })),
+      serviceControlPolicies: [],
+      resourceControlPolicies: [],
+      ...(resourcePolicy ? { resourcePolicy: resourcePolicy.document } : {}),
+    },
+    { simulationMode: 'Strict' },
+  );
 }
 
 function describeErrors(errors: SimulationErrors): string {

@@ -8,7 +8,7 @@
  *   evaluateServiceRequest(principal, …)  → the same for a service acting on its own (SES writing to S3)
  */
 export { callFromCommand, type CallEnvironment, type IamRequest, type MappedCommand } from './commands';
-export { evaluate, evaluateServiceRequest, type Decision, type ResourcePolicy } from './evaluate';
+export { evaluate, evaluateServiceRequest, policyAllows, type Decision, type ResourcePolicy } from './evaluate';
 export { entryMetadataKey, loadFunctionRoles, type FunctionRole, type PolicyDocument } from './roles';
 export { TemplateResolver, UnresolvableError, secretSuffix, stackUuid, type Naming, type Template } from './resolve';
 export { checkPermissions, type PermissionReport } from './check';

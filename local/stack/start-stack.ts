@@ -9,11 +9,12 @@ import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-
 import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
-import { routes, type RouteDefinition } from '../../lambdas/api/routes';
 import { createServices, emailLifetimeSeconds, messageLifetimeSeconds, type ApiServices } from '../../lambdas/composition/services';
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
-import { startApiGateway, type RouteFunction } from '../api-gateway';
+import { oidcIdentityVerifier, type IdentityVerifier } from '../../lambdas/adapters/oidc/identity-token-verifier';
+import type { Clock } from '../../lambdas/core/clock';
+import { startApiGateway } from '../api-gateway';
 import type { LocalConfig } from '../config';
 import { startConsoleFront, type ConsoleFront } from '../console-front';
 import { loadCursorSecret } from '../cursor-secret';
@@ -28,16 +29,13 @@ import type { FunctionClock } from './function-clock';
 import { FunctionHost } from './function-host';
 import { s3StandIn } from './s3-stand-in';
 import { startQueues } from './sqs-queues';
-import { apiDisagreements } from './api-agreement';
+import { apiFunctions, readGatewayApi, servedApi, unservedParts, userPoolCheck } from './gateway-template';
 import {
-  apiAuthorizers,
-  apiMethods,
   localNaming,
   localResolver,
   nameTablesLocally,
   readStack,
   receiptRules,
-  requestAuthorizerFunction,
   resourcePolicies,
   schedules,
   stackFunctions,
@@ -55,6 +53,8 @@ export interface StackOptions {
   clock?: FunctionClock;
   /** A test's stand-in for a service that does not answer: an allowed call of a function waits for the promise this returns. */
   holdCall?: (call: HeldCall) => Promise<void> | undefined;
+  /** A test's clock for the gateway's throttle buckets and authorizer caches; absent: the system clock. */
+  gatewayClock?: Clock;
 }
 
 export interface RunningFunction {
@@ -119,10 +119,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const template = readStack(cdkOut);
   nameTablesLocally(template);
   options.editTemplate?.(template);
-  // Before anything starts: an API the front cannot serve as the template declares is refused, named.
-  const methods = apiMethods(template);
-  const disagreements = apiDisagreements(methods, apiAuthorizers(template), routes);
-  if (disagreements.length > 0) throw new Error(`the template's API is not the one the local front serves:\n  ${disagreements.join('\n  ')}`);
+  // Before anything starts: a part of the template's API the local gateway does not emulate is refused, named.
+  const api = readGatewayApi(template);
+  const unserved = unservedParts(api);
+  if (unserved.length > 0) throw new Error(`the template's API has what the local gateway does not emulate:\n  ${unserved.join('\n  ')}`);
   if (config.dataDir) {
     await mkdir(config.dataDir, { recursive: true });
     const running = await runningEndpoint(config.dataDir);
@@ -148,13 +148,11 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       .map(([logicalId]) => [resolver.arnOf(logicalId), cursorSecret] as const),
   );
 
-  // Which functions serve the stack: the API's, the authorizer, the receipt rules' and the schedules'.
-  const authorizerId = requestAuthorizerFunction(template);
+  // Which functions serve the stack: the API's (methods and authorizers), the receipt rules' and the schedules'.
   const rules = receiptRules(template);
   const scheduled = schedules(template);
   const serving = [
-    ...methods.map((method) => method.functionId),
-    ...(authorizerId ? [authorizerId] : []),
+    ...apiFunctions(api),
     ...rules.flatMap((rule) => rule.actions.flatMap((action) => (action.kind === 'lambda' ? [action.functionId] : []))),
     ...scheduled.map((schedule) => schedule.functionId),
   ];
@@ -176,7 +174,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const hosts = new Map<string, FunctionHost>();
   // The console's issuer stands in for the user pool: known once the front listens.
   let front: ConsoleFront | undefined;
-  const routeFunctions = new Map<string, RouteFunction>();
+  let userPool: IdentityVerifier | undefined;
   const host = (logicalId: string) => {
     const found = hosts.get(logicalId);
     if (!found) throw new Error(`function ${logicalId} is not running`);
@@ -185,12 +183,17 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    authorizer: async (event) => (await host(authorizerId!).invoke(event)) as never,
-    functions: routeFunctions,
+    // The API as the template declares it, each method served by the function it integrates with.
+    api: servedApi(api, {
+      invoke: (logicalId, event, stream) => host(logicalId).invoke(event, stream),
+      verifyUserPoolToken: userPoolCheck(() => userPool!),
+    }),
+    ...(options.gatewayClock ? { clock: options.gatewayClock } : {}),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
   front = await startConsoleFront({ origin: gateway.url, clock: operator.clock, ...(config.oidc ? { issuer: config.oidc } : {}) });
   const issuer = front.issuer;
+  userPool = oidcIdentityVerifier({ issuer, clientId: front.clientId }, operator);
 
   for (const fn of functions) {
     const endpoint = await startFunctionEndpoint(
@@ -207,19 +210,6 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
     };
     hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock));
-  }
-
-  // API: each route of the table served by the function its template method integrates with
-  // (the two agree, or the stack did not start).
-  for (const route of routes as readonly RouteDefinition[]) {
-    const method = methods.find((candidate) => candidate.httpMethod === route.method && candidate.path === route.path)!;
-    const target = host(method.functionId);
-    routeFunctions.set(
-      route.id,
-      method.streamed
-        ? { mode: 'streamed', fn: async (event, stream) => void (await target.invoke(event, stream)) }
-        : { mode: 'buffered', fn: async (event) => (await target.invoke(event)) as never },
-    );
   }
 
   // Lambda's Event invocations: retried, then sent to the dead-letter queue with the function's role.

@@ -6,8 +6,9 @@ import { loadFunctionRoles, TemplateResolver, UnresolvableError, type FunctionRo
 /**
  * The part of `npm run start:stack` that reads the synthesized template: the stack's functions
  * (asset, handler, limits, asynchronous invocation and role), its tables, queues, resource
- * policies, API methods, receipt rules and schedules. Names and ARNs are resolved by the IAM module's resolver, so that what a function
- * calls and what its policies name agree. Nothing else in the runner reads CloudFormation.
+ * policies, receipt rules and schedules (the API is read in gateway-template.ts). Names and ARNs
+ * are resolved by the IAM module's resolver, so that what a function calls and what its policies
+ * name agree. Nothing else in the runner reads CloudFormation.
  */
 
 type Json = unknown;
@@ -60,7 +61,7 @@ export function readStack(cdkOut: string): Template {
   return JSON.parse(readFileSync(join(cdkOut, stack.properties.templateFile), 'utf8')) as Template;
 }
 
-function resourcesOfType(template: Template, type: string) {
+export function resourcesOfType(template: Template, type: string) {
   return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 }
 
@@ -163,65 +164,9 @@ export function resourcePolicies(template: Template): (resourceArn: string) => R
 }
 
 /** The logical id of the function an ARN-bearing value names (`Fn::GetAtt [Fn, Arn]` somewhere inside). */
-function functionOf(value: Json): string | undefined {
+export function functionOf(value: Json): string | undefined {
   const text = JSON.stringify(value);
   return /"Fn::GetAtt":\["([^"]+)","Arn"\]/.exec(text)?.[1] ?? /"Ref":"([^"]+)"/.exec(text)?.[1];
-}
-
-export interface ApiMethod {
-  httpMethod: string;
-  /** The resource path, from the chain of `AWS::ApiGateway::Resource` path parts. */
-  path: string;
-  authorization: string;
-  functionId: string;
-  streamed: boolean;
-}
-
-/** The REST API's methods and the function each integrates with. */
-export function apiMethods(template: Template): ApiMethod[] {
-  const pathOf = (id: string | undefined): string => {
-    const resource = id ? template.Resources[id] : undefined;
-    if (!resource || resource.Type !== 'AWS::ApiGateway::Resource') return '';
-    const parent = resource.Properties?.ParentId as { Ref?: string };
-    return `${pathOf(parent.Ref)}/${String(resource.Properties?.PathPart)}`;
-  };
-  return resourcesOfType(template, 'AWS::ApiGateway::Method').flatMap(([, method]) => {
-    const properties = method.Properties ?? {};
-    const integration = properties.Integration as { Type?: string; Uri?: Json; ResponseTransferMode?: string } | undefined;
-    const functionId = integration?.Type === 'AWS_PROXY' ? functionOf(integration.Uri) : undefined;
-    if (!functionId) return [];
-    return [
-      {
-        httpMethod: String(properties.HttpMethod),
-        path: pathOf((properties.ResourceId as { Ref?: string }).Ref) || '/',
-        authorization: String(properties.AuthorizationType ?? 'NONE'),
-        functionId,
-        streamed: integration?.ResponseTransferMode === 'STREAM',
-      },
-    ];
-  });
-}
-
-export interface ApiAuthorizer {
-  type: string;
-  identitySource: string;
-  cacheTtlSeconds: number;
-}
-
-/** The REST API's authorizers, as declared: type, identity source and result caching. */
-export function apiAuthorizers(template: Template): ApiAuthorizer[] {
-  return resourcesOfType(template, 'AWS::ApiGateway::Authorizer').map(([, authorizer]) => ({
-    type: String(authorizer.Properties?.Type),
-    identitySource: String(authorizer.Properties?.IdentitySource ?? ''),
-    // API Gateway caches an authorizer's result for 300 seconds unless told otherwise.
-    cacheTtlSeconds: Number(authorizer.Properties?.AuthorizerResultTtlInSeconds ?? 300),
-  }));
-}
-
-/** The function of the REQUEST authorizer. */
-export function requestAuthorizerFunction(template: Template): string | undefined {
-  const [, authorizer] = resourcesOfType(template, 'AWS::ApiGateway::Authorizer').find(([, resource]) => resource.Properties?.Type === 'REQUEST') ?? [];
-  return authorizer ? functionOf(authorizer.Properties?.AuthorizerUri) : undefined;
 }
 
 export type ReceiptAction =

@@ -1,6 +1,7 @@
 import { createAuthorizer } from '../../lambdas/api/authorizer';
 import { suspendAccount } from '../../lambdas/core/accounts';
 import { startApiGateway } from '../../local/api-gateway';
+import { routeTableApi } from '../../local/route-table-api';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
@@ -98,8 +99,10 @@ describe('charging when the route function cannot settle its unit', () => {
     const gateway = await startApiGateway({
       host: '127.0.0.1',
       port: 0,
-      authorizer: createAuthorizer(() => service.runtime.services),
-      functions: new Map([['listDomains', { mode: 'buffered', fn: () => Promise.reject(new Error('Runtime exited')) }]]),
+      api: routeTableApi(
+        createAuthorizer(() => service.runtime.services),
+        new Map([['listDomains', { mode: 'buffered', fn: () => Promise.reject(new Error('Runtime exited')) }]]),
+      ),
     });
     try {
       for (let i = 0; i < 3; i++) {

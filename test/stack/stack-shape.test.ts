@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { openAccount } from '../../lambdas/core/accounts';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
@@ -16,6 +20,7 @@ import { stackContext } from '../support/stack-context';
 import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
 import { signIn } from '../support/oidc-sign-in';
 import { sendMail } from '../support/smtp-client';
+import { TestClock } from '../support/test-clock';
 
 /**
  * The stack as it deploys (`npm run start:stack`): every function from its bundled asset with its
@@ -106,14 +111,139 @@ describe('npm run start:stack', () => {
 });
 
 describe('the API from the template', () => {
-  it('refuses to start on an API the front cannot serve as the template declares, naming the difference', async () => {
-    const withoutCreate = (template: Template) => {
-      const [id] = Object.entries(template.Resources).find(
-        ([, resource]) => resource.Type === 'AWS::ApiGateway::Method' && JSON.stringify(resource.Properties?.Integration?.Uri).includes('"ApicreateEmailFunction'),
-      )!;
-      delete template.Resources[id];
+  it('refuses to start on an API the local gateway does not emulate, naming what', async () => {
+    const signedWithIam = (template: Template) => {
+      methodOf(template, 'ApicreateEmailFunction').Properties!.AuthorizationType = 'AWS_IAM';
     };
-    await expect(startStack(config, { cdkOut, editTemplate: withoutCreate })).rejects.toThrow(/POST \/v1\/emails: in the route table, but the template has no such method/);
+    await expect(startStack(config, { cdkOut, editTemplate: signedWithIam })).rejects.toThrow(/POST \/v1\/emails: AWS_IAM authorization/);
+  });
+
+  it("answers a path or method the template does not have with its declared MISSING_AUTHENTICATION_TOKEN response", async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/nothing-here'],
+      ['DELETE', '/v1/domains'],
+    ] as const) {
+      const response = await call(stack, path, { method });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: { code: 'resource_not_found', message: 'No such route.', request_id: `req_${response.headers.get('x-amzn-requestid')}` } });
+    }
+  });
+
+  it("checks a console route's token against the local issuer before its function runs: none or a forged one is the gateway's 401", async () => {
+    const before = invocationsOf(stack, 'ApiconsoleGetAccountFunction');
+    const { privateKey } = await generateKeyPair('RS256');
+    const forged = await new SignJWT({ email: 'mallory@example.test' })
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer(stack.issuer)
+      .setAudience(localConsoleClientId)
+      .setSubject('mallory')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    for (const token of [undefined, forged]) await expectGatewayUnauthorized(await call(stack, '/console/v1/account', { token }));
+    expect(invocationsOf(stack, 'ApiconsoleGetAccountFunction')).toBe(before);
+  });
+});
+
+/**
+ * One variant of the template for what the synthesized stack declares otherwise, started once: a
+ * method removed, a per-method throttle of 1 a second with a burst of 2, the key authorizer cached
+ * for 300 s by the Authorization header, and the console's user pool stood in for by an issuer
+ * the test signs for (so that it can sign for another client).
+ */
+describe('the API from a variant of the template', () => {
+  let variant: StackRuntime;
+  let issuer: TestIssuer;
+  const gatewayClock = new TestClock();
+
+  beforeAll(async () => {
+    issuer = await startTestIssuer();
+    variant = await startStack(
+      { ...config, oidc: { issuer: issuer.url, clientId: localConsoleClientId } },
+      {
+        cdkOut,
+        gatewayClock,
+        editTemplate: (template) => {
+          const [createEmail] = Object.entries(template.Resources).find(([, resource]) => resource === methodOf(template, 'ApicreateEmailFunction'))!;
+          delete template.Resources[createEmail];
+          const stage = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::ApiGateway::Stage')!;
+          (stage.Properties!.MethodSettings as object[]).push({ HttpMethod: 'GET', ResourcePath: '/~1v1~1domains', ThrottlingRateLimit: 1, ThrottlingBurstLimit: 2 });
+          const keyAuthorizer = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::ApiGateway::Authorizer' && resource.Properties!.Type === 'REQUEST')!;
+          keyAuthorizer.Properties!.IdentitySource = 'method.request.header.Authorization';
+          keyAuthorizer.Properties!.AuthorizerResultTtlInSeconds = 300;
+        },
+      },
+    );
+  }, 120_000);
+  afterAll(async () => {
+    await variant?.close();
+    await issuer?.close();
+  });
+
+  it('serves the methods of the template, not the route table: a route whose method is gone is the gateway\'s 404', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, variant.services);
+    // Not the contract's API any more: read without the contract check.
+    const response = await fetch(`${variant.apiUrl}/v1/emails`, { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' }, body: '{}' });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
+    expect([...variant.functions.keys()].filter((id) => id.startsWith('ApicreateEmailFunction'))).toEqual([]);
+  });
+
+  it("throttles a method as its stage setting says: 429 in the contract's shape with the gateway's headers, the function not invoked", async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, variant.services);
+    const domains = () => call(variant, '/v1/domains', { key: apiKey });
+    expect((await domains()).status).toBe(200);
+    expect((await domains()).status).toBe(200);
+    const ran = invocationsOf(variant, 'ApilistDomainsFunction');
+    const throttled = await domains();
+    expect(throttled.status).toBe(429);
+    expect(Object.fromEntries(['content-type', 'cache-control', 'retry-after', 'x-request-id'].map((name) => [name, throttled.headers.get(name)]))).toEqual({
+      'content-type': 'application/json',
+      'cache-control': 'private, no-store',
+      'retry-after': '1',
+      'x-request-id': null,
+    });
+    expect(await throttled.json()).toEqual({
+      error: { code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', request_id: `req_${throttled.headers.get('x-amzn-requestid')}` },
+    });
+    expect(invocationsOf(variant, 'ApilistDomainsFunction')).toBe(ran);
+    // A second on the gateway's clock refills one request.
+    gatewayClock.advance(1000);
+    expect((await domains()).status).toBe(200);
+  });
+
+  it('caches the key authorizer by its identity source for its TTL: a missing header is 401 without a call, a cached policy covers only its method', async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, variant.services);
+    const authorizer = 'ApiAuthorizerFunction';
+    const before = invocationsOf(variant, authorizer);
+    expect((await call(variant, '/v1/usage', { key: apiKey })).status).toBe(200);
+    expect((await call(variant, '/v1/usage', { key: apiKey })).status).toBe(200);
+    expect(invocationsOf(variant, authorizer)).toBe(before + 1);
+    // The policy the authorizer returned names GET /v1/usage: the gateway denies another method with it.
+    const other = await fetch(`${variant.apiUrl}/v1/emails/eml_AAAAAAAAAAAAAAAAAAAAAA`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(other.status).toBe(403);
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    await expectGatewayUnauthorized(await fetch(`${variant.apiUrl}/v1/usage`));
+    expect(invocationsOf(variant, authorizer)).toBe(before + 1);
+    gatewayClock.advance(300_000 + 1000);
+    expect((await call(variant, '/v1/usage', { key: apiKey })).status).toBe(200);
+    expect(invocationsOf(variant, authorizer)).toBe(before + 2);
+  });
+
+  it("lets through only the user pool's ID tokens for its app client: another client, another key, an expired or an access token is the gateway's 401", async () => {
+    const account = 'ApiconsoleGetAccountFunction';
+    const before = invocationsOf(variant, account);
+    const refused = [
+      await issuer.sign({ audience: 'another-client' }),
+      await issuer.sign({ key: (await generateKeyPair('RS256')).privateKey }),
+      await issuer.sign({ expiresAt: Math.floor(Date.now() / 1000) - 60 }),
+      await issuer.sign({ claims: { token_use: 'access' } }),
+    ];
+    for (const token of refused) await expectGatewayUnauthorized(await call(variant, '/console/v1/account', { token }));
+    expect(invocationsOf(variant, account)).toBe(before);
+    const accepted = await call(variant, '/console/v1/account', { token: await issuer.sign({ claims: { token_use: 'id' } }) });
+    expect(accepted.status).toBe(200);
+    expect(invocationsOf(variant, account)).toBe(before + 1);
   });
 });
 
@@ -420,6 +550,63 @@ function withTimeout(template: Template, functionPrefix: string, seconds: number
   const [functionId, fn] = Object.entries(template.Resources).find(([id, resource]) => resource.Type === 'AWS::Lambda::Function' && id.startsWith(functionPrefix))!;
   fn.Properties!.Timeout = seconds;
   return functionId;
+}
+
+/** How often the functions whose logical id starts so were invoked. */
+function invocationsOf(runtime: StackRuntime, logicalIdPrefix: string): number {
+  return [...runtime.functions].filter(([id]) => id.startsWith(logicalIdPrefix)).reduce((sum, [, fn]) => sum + fn.invocations, 0);
+}
+
+/** The method of a route, found through the function its integration names. */
+function methodOf(template: Template, functionPrefix: string) {
+  return Object.values(template.Resources).find(
+    (resource) => resource.Type === 'AWS::ApiGateway::Method' && JSON.stringify(resource.Properties?.Integration?.Uri).includes(`"${functionPrefix}`),
+  )!;
+}
+
+/** The gateway's UNAUTHORIZED response as the template declares it (its code is the API's `invalid_api_key`, not a function's). */
+async function expectGatewayUnauthorized(response: Response) {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('x-request-id')).toBeNull();
+  expect(((await response.json()) as { error: { code: string; request_id: string } }).error).toMatchObject({
+    code: 'invalid_api_key',
+    request_id: `req_${response.headers.get('x-amzn-requestid')}`,
+  });
+}
+
+interface TestIssuer {
+  url: string;
+  sign(options?: { audience?: string; key?: Awaited<ReturnType<typeof generateKeyPair>>['privateKey']; expiresAt?: number; claims?: Record<string, unknown> }): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** An OpenID Connect issuer of the test's own (discovery and keys), standing in for the user pool, whose tokens the test signs. */
+async function startTestIssuer(): Promise<TestIssuer> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-issuer-key', alg: 'RS256', use: 'sig' };
+  let url = '';
+  const server = createServer((req, res) => {
+    const documents: Record<string, unknown> = { '/.well-known/openid-configuration': { issuer: url, jwks_uri: `${url}/jwks` }, '/jwks': { keys: [jwk] } };
+    const document = documents[req.url ?? ''];
+    res.writeHead(document ? 200 : 404, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(document ?? {}));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    sign: (options = {}) =>
+      new SignJWT({ email: 'person@example.test', ...options.claims })
+        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid })
+        .setIssuer(url)
+        .setAudience(options.audience ?? localConsoleClientId)
+        .setSubject(`person-${randomUUID()}`)
+        .setIssuedAt()
+        .setExpirationTime(options.expiresAt ?? '1h')
+        .sign(options.key ?? privateKey),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** Removes one action from every statement of a function's role policies; returns the function's logical id. */

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { clientErrorResponse, startApiGateway, type RunningApiGateway } from '../../../local/api-gateway';
+import { routeTableApi } from '../../../local/route-table-api';
 import { contract, contractProblems } from '../../support/contract';
 
 const requestIdPattern = /^req_[A-Za-z0-9_-]{16,80}$/;
@@ -13,11 +14,10 @@ beforeAll(async () => {
   gateway = await startApiGateway({
     host: '127.0.0.1',
     port: 0,
-    authorizer: async (): Promise<APIGatewayAuthorizerResult> => {
+    api: routeTableApi(async (): Promise<APIGatewayAuthorizerResult> => {
       authorizerCalls++;
       return { principalId: 'acc_x', policyDocument: { Version: '2012-10-17', Statement: [] } };
-    },
-    functions: new Map(),
+    }, new Map()),
   });
 });
 afterAll(() => gateway.close());

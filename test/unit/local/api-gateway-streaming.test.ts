@@ -2,6 +2,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { startApiGateway, type RunningApiGateway, type StreamingFunction } from '../../../local/api-gateway';
+import { routeTableApi } from '../../../local/route-table-api';
 import { preludeDelimiter } from '../../../local/lambda-response-streaming';
 
 const allow = async (): Promise<APIGatewayAuthorizerResult> => ({
@@ -14,8 +15,7 @@ async function gatewayWith(fn: StreamingFunction): Promise<RunningApiGateway> {
   return startApiGateway({
     host: '127.0.0.1',
     port: 0,
-    authorizer: allow,
-    functions: new Map([['getMessageSource', { mode: 'streamed', fn }]]),
+    api: routeTableApi(allow, new Map([['getMessageSource', { mode: 'streamed', fn }]])),
   });
 }
 

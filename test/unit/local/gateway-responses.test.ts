@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { gatewayMaxBodyBytes, startApiGateway, type AuthorizerFunction, type RouteFunction } from '../../../local/api-gateway';
+import { routeTableApi } from '../../../local/route-table-api';
 import { gatewayResponse, gatewayResponseTable, type GatewayResponseType } from '../../../lib/gateway-responses';
 
 const allow: AuthorizerFunction = async (): Promise<APIGatewayAuthorizerResult> => ({
@@ -34,8 +35,7 @@ async function answerOf(
   const gateway = await startApiGateway({
     host: '127.0.0.1',
     port: 0,
-    authorizer: setup.authorizer ?? allow,
-    functions: new Map(setup.functions ?? []),
+    api: routeTableApi(setup.authorizer ?? allow, new Map(setup.functions ?? [])),
   });
   try {
     const response = await fetch(`${gateway.url}${path}`, init);
