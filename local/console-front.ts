@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import type { JSONWebKeySet } from 'jose';
 import { consoleContentSecurityPolicy } from '../console/security-headers';
 import type { Clock } from '../lambdas/core/clock';
 import { localConsoleClientId, startLocalOidcIssuer, type LocalOidcIssuer } from './local-oidc-issuer';
@@ -22,6 +23,8 @@ export interface ConsoleFront {
   clientId: string;
   /** Answers the console's pages and the local issuer; false for anything else (the API's routes). */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** The local issuer's public keys (starting it if need be); absent when another issuer is configured. */
+  localIssuerKeys?: () => Promise<JSONWebKeySet>;
 }
 
 interface StaticFile {
@@ -49,6 +52,7 @@ export async function startConsoleFront(options: { origin: string; clock: Clock;
   const headers = consoleHeaders(new URL(oidc.issuer).origin, options.origin);
   return {
     ...oidc,
+    ...(options.issuer ? {} : { localIssuerKeys: async () => (await localIssuer()).publicKeys }),
     async handle(req, res) {
       const url = new URL(req.url ?? '/', options.origin);
       if (url.pathname === '/console') {

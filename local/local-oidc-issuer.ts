@@ -1,6 +1,6 @@
-import { createHash, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT, type JSONWebKeySet } from 'jose';
 import type { Clock } from '../lambdas/core/clock';
 import { memoryAdapterFactory } from './oidc-memory-adapter';
 
@@ -29,6 +29,8 @@ type ProviderClass = new (issuer: string, configuration: object) => OidcProvider
 export interface LocalOidcIssuer {
   issuer: string;
   clientId: string;
+  /** The public keys its tokens are signed with, as its JWKS endpoint publishes them. */
+  publicKeys: JSONWebKeySet;
   /** Answers a request under the mount path; false when the path is not the issuer's. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
 }
@@ -113,9 +115,11 @@ ${form}<button type="submit" form="op.logoutForm" name="logout" value="yes" auto
   const callback = provider.callback();
   const interactionPath = new RegExp(`^${options.mountPath}/interaction/([A-Za-z0-9_-]+)(/login)?$`);
 
+  const { kid, alg, use } = signingKey;
   return {
     issuer,
     clientId: localConsoleClientId,
+    publicKeys: { keys: [{ ...createPublicKey(privateKey).export({ format: 'jwk' }), kid, alg, use }] },
     async handle(req, res) {
       const url = new URL(req.url ?? '/', options.origin);
       if (url.pathname !== options.mountPath && !url.pathname.startsWith(`${options.mountPath}/`)) return false;

@@ -13,6 +13,7 @@ import { createServices, emailLifetimeSeconds, messageLifetimeSeconds, type ApiS
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../../lambdas/adapters/oidc/identity-token-verifier';
+import { createLocalJWKSet } from 'jose';
 import type { Clock } from '../../lambdas/core/clock';
 import { startApiGateway } from '../api-gateway';
 import type { LocalConfig } from '../config';
@@ -193,7 +194,13 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   });
   front = await startConsoleFront({ origin: gateway.url, clock: operator.clock, ...(config.oidc ? { issuer: config.oidc } : {}) });
   const issuer = front.issuer;
-  userPool = oidcIdentityVerifier({ issuer, clientId: front.clientId }, operator);
+  // The user pool's keys are the gateway's own in AWS: its token check never waits on a request
+  // to the issuer (one that times out on a loaded machine would answer 500 for a forged token).
+  const poolKeys = front.localIssuerKeys;
+  userPool = oidcIdentityVerifier(
+    { issuer, clientId: front.clientId },
+    { clock: operator.clock, ...(poolKeys ? { issuerKeys: async () => createLocalJWKSet(await poolKeys()) } : {}) },
+  );
 
   for (const fn of functions) {
     const endpoint = await startFunctionEndpoint(

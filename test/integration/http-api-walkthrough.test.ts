@@ -52,5 +52,7 @@ describe('the HTTP API walk-through (docs/http-api.md)', () => {
       expect(stdout).toContain('Subject: Your code is 493021');
       expect(parsed.at(-1).error.code).toBe('invalid_api_key');
     }
-  });
+    // Each run starts the operator CLI three times (npm, then TypeScript compiled at start): seconds
+    // apiece, many more when the machine's two cores run other suites too.
+  }, 120_000);
 });

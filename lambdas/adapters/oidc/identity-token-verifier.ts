@@ -24,12 +24,14 @@ const algorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA
  * discovery document's `jwks_uri`), in plain OIDC: the same code for Amazon Cognito, the local
  * issuer of `npm start`, or any issuer a self-hoster configures. Checks the signature, `iss`,
  * `aud` (the console's client id), `exp`, and, where the issuer marks token kinds (Cognito's
- * `token_use`), that it is an ID token. An unreachable issuer is 503, not 401.
+ * `token_use`), that it is an ID token. An unreachable issuer is 503, not 401. `deps.issuerKeys`
+ * gives the issuer's keys where they are at hand (the local gateway's stand-in for a user pool
+ * holds them as API Gateway holds Cognito's); otherwise they are discovered over HTTP.
  */
-export function oidcIdentityVerifier(config: OidcConfig, deps: { clock: Clock }): IdentityVerifier {
+export function oidcIdentityVerifier(config: OidcConfig, deps: { clock: Clock; issuerKeys?: () => Promise<JWTVerifyGetKey> }): IdentityVerifier {
   let keys: Promise<JWTVerifyGetKey> | undefined;
   const keySet = () => {
-    keys ??= discoverKeys(config.issuer).catch((error: unknown) => {
+    keys ??= (deps.issuerKeys ?? (() => discoverKeys(config.issuer)))().catch((error: unknown) => {
       keys = undefined;
       throw new Unavailable(5, { cause: error });
     });
