@@ -14,7 +14,7 @@ import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute, type RouteDefinition } from '../lambdas/api/routes';
 import { preludeDelimiter } from './lambda-response-streaming';
-import { openApiDocumentPath, serveOpenApiDocument } from './openapi-document';
+import { servePublishedDocument } from './published-documents';
 
 /** API Gateway's payload limit: larger bodies never reach a function. */
 export const gatewayMaxBodyBytes = 10 * 1024 * 1024;
@@ -71,7 +71,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   res.setHeader('x-amzn-RequestId', gatewayRequestId);
   const url = new URL(req.url ?? '/', 'http://gateway.local');
   const method = req.method ?? 'GET';
-  if (url.pathname === openApiDocumentPath && serveOpenApiDocument(req, res, requestIdFor(gatewayRequestId))) return;
+  if (servePublishedDocument(req, res, url.pathname, requestIdFor(gatewayRequestId))) return;
   const match = matchRoute(method, url.pathname);
   if (!match) {
     req.resume();
