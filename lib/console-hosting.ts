@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Aws, Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
@@ -25,16 +25,18 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
 import { consoleContentSecurityPolicy } from '../console/security-headers';
+import { apiReferenceContentSecurityPolicy, apiReferenceFiles, apiReferencePath, publishedDocumentCacheControl } from '../openapi/reference/api-reference';
 import { frameworkLogGroup } from './service-function';
 
 const consoleRoot = join(__dirname, '..', 'console');
 
-/** `/console` and `/console/` serve the console's index, as on `npm start`. */
+/** `/console` and `/console/` serve the console's index, as on `npm start`; `/docs` is the API reference's page. */
 const indexRewrite = `function handler(event) {
   var request = event.request;
   if (request.uri === '/console') {
     return { statusCode: 308, statusDescription: 'Permanent Redirect', headers: { location: { value: '/console/' } } };
   }
+  if (request.uri === '${apiReferencePath}') request.uri = '${apiReferencePath}/index.html';
   if (request.uri.endsWith('/')) request.uri += 'index.html';
   return request;
 }`;
@@ -58,6 +60,8 @@ export class ConsoleHosting extends Construct {
   readonly distribution: Distribution;
   /** The console's address: the sign-in returns here. */
   readonly consoleUrl: string;
+  /** The API reference's address, built from the OpenAPI document and published with the console. */
+  readonly referenceUrl: string;
 
   constructor(scope: Construct, id: string, props: ConsoleHostingProps) {
     super(scope, id);
@@ -99,22 +103,40 @@ export class ConsoleHosting extends Construct {
       cachePolicy: CachePolicy.CACHING_DISABLED,
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
     };
+    // The API reference: files of the same bucket under a policy of their own (no script at all; a browser may keep them five minutes).
+    const referenceHeaders = new ResponseHeadersPolicy(this, 'ReferenceHeaders', {
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: apiReferenceContentSecurityPolicy, override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        contentTypeOptions: { override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+      customHeadersBehavior: { customHeaders: [{ header: 'Cache-Control', value: publishedDocumentCacheControl, override: true }] },
+    });
+    const files = S3BucketOrigin.withOriginAccessControl(this.bucket);
+    const index = new CloudFrontFunction(this, 'Index', { code: FunctionCode.fromInline(indexRewrite), runtime: FunctionRuntime.JS_2_0 });
+    const filesBehavior = {
+      origin: files,
+      functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: index }],
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+    };
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'tempmail console and API',
       httpVersion: HttpVersion.HTTP2_AND_3,
       enableLogging: true,
       logBucket: logs,
       logFilePrefix: 'cloudfront/',
-      defaultBehavior: {
-        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
-        functionAssociations: [{ eventType: FunctionEventType.VIEWER_REQUEST, function: new CloudFrontFunction(this, 'Index', { code: FunctionCode.fromInline(indexRewrite), runtime: FunctionRuntime.JS_2_0 }) }],
-        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-        responseHeadersPolicy: headers,
-        cachePolicy: CachePolicy.CACHING_DISABLED,
+      defaultBehavior: { ...filesBehavior, responseHeadersPolicy: headers },
+      additionalBehaviors: {
+        '/v1/*': apiBehavior,
+        '/console/v1/*': apiBehavior,
+        [`${apiReferencePath}*`]: { ...filesBehavior, responseHeadersPolicy: referenceHeaders },
       },
-      additionalBehaviors: { '/v1/*': apiBehavior, '/console/v1/*': apiBehavior },
     });
     this.consoleUrl = `https://${this.distribution.distributionDomainName}/console/`;
+    this.referenceUrl = `https://${this.distribution.distributionDomainName}${apiReferencePath}`;
 
     Validations.of(this).acknowledge(
       { id: 'AwsSolutions-CFR1', reason: 'A customer console: no geographic restriction is wanted.' },
@@ -126,13 +148,13 @@ export class ConsoleHosting extends Construct {
     );
   }
 
-  /** Publishes the console's files and its `config.json` (the issuer, the client id, where signing out goes). */
+  /** Publishes the console's files and its `config.json` (the issuer, the client id, where signing out goes), and the API reference. */
   deploy(config: { issuer: string; clientId: string; logoutEndpoint?: string }): BucketDeployment {
     const deployment = new BucketDeployment(this, 'Deploy', {
-      sources: [Source.asset(buildConsole()), Source.jsonData('console/config.json', config)],
+      sources: [Source.asset(buildSite()), Source.jsonData('console/config.json', config)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
-      distributionPaths: ['/console/*'],
+      distributionPaths: ['/console/*', `${apiReferencePath}*`],
       memoryLimit: 256,
       logGroup: frameworkLogGroup(this, 'DeployLogs'),
     });
@@ -163,8 +185,12 @@ function concrete(value: string, placeholder: string): string {
   return Token.isUnresolved(value) ? placeholder : value;
 }
 
-/** The console as it ships: index, stylesheet and the minified bundle, under `console/`. */
-function buildConsole(): string {
+/**
+ * The files as they ship: the console (index, stylesheet and the minified bundle) under
+ * `console/`, and the API reference built from the OpenAPI document under `docs/` (the document
+ * itself is not published in AWS, so the page names it in the source).
+ */
+function buildSite(): string {
   const out = mkdtempSync(join(tmpdir(), 'tempmail-console-'));
   const dir = join(out, 'console');
   mkdirSync(dir);
@@ -178,5 +204,10 @@ function buildConsole(): string {
     outfile: join(dir, 'app.js'),
   });
   for (const file of ['index.html', 'app.css']) copyFileSync(join(consoleRoot, file), join(dir, file));
+  const reference = join(out, apiReferencePath.slice(1));
+  mkdirSync(reference);
+  const { html, css } = apiReferenceFiles();
+  writeFileSync(join(reference, 'index.html'), html);
+  writeFileSync(join(reference, 'reference.css'), css);
   return out;
 }

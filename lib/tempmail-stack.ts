@@ -150,6 +150,7 @@ export class TempmailStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
     new CfnOutput(this, 'Stage', { value: props.stage, description: 'TEMPMAIL_ENV' });
     new CfnOutput(this, 'ConsoleUrl', { value: hosting.consoleUrl });
+    new CfnOutput(this, 'ApiReferenceUrl', { value: hosting.referenceUrl });
     new CfnOutput(this, 'ConsoleIssuer', { value: identity.issuer });
     new CfnOutput(this, 'ConsoleClientId', { value: client.userPoolClientId });
     new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: 'BLOB_BUCKET' });

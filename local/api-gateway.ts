@@ -16,7 +16,7 @@ import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute } from '../lambdas/api/routes';
 import { policyAllows, type PolicyDocument } from './iam';
 import { preludeDelimiter } from './lambda-response-streaming';
-import { openApiDocumentPath, serveOpenApiDocument } from './openapi-document';
+import { servePublishedDocument } from './published-documents';
 
 /** API Gateway's payload limit: larger bodies never reach a function. */
 export const gatewayMaxBodyBytes = 10 * 1024 * 1024;
@@ -162,7 +162,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   res.setHeader('x-amzn-RequestId', gatewayRequestId);
   const url = new URL(req.url ?? '/', 'http://gateway.local');
   const httpMethod = req.method ?? 'GET';
-  if (url.pathname === openApiDocumentPath && serveOpenApiDocument(req, res, requestIdFor(gatewayRequestId))) return;
+  if (servePublishedDocument(req, res, url.pathname, requestIdFor(gatewayRequestId))) return;
   const match = matchRoute(httpMethod, url.pathname, api.methods);
   if (!match) {
     req.resume();

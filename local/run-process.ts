@@ -1,3 +1,4 @@
+import { apiReferencePath } from '../openapi/reference/api-reference';
 import { readLocalConfig, type LocalConfig } from './config';
 
 /** What a runner started: where it answers, and how it stops. */
@@ -35,7 +36,7 @@ export function runProcess(start: (config: LocalConfig) => Promise<RunningServic
     // Only now the ready line: whoever reads it may signal at once, and the handlers must be there.
     console.log(
       `tempmail ready: api ${runtime.apiUrl} smtp smtp://${config.host}:${runtime.smtpPort} ` +
-        `env ${config.env} domains ${config.domains.join(',')} data ${config.dataDir ?? '(memory)'}`,
+        `env ${config.env} domains ${config.domains.join(',')} data ${config.dataDir ?? '(memory)'} reference ${runtime.apiUrl}${apiReferencePath}`,
     );
   };
   main().catch((error: Error) => {

@@ -28,8 +28,8 @@ const failures: string[] = [];
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe's serious and critical findings on the page as it stands (the mail frame is the sender's). */
-async function seriousAxeFindings(): Promise<string[]> {
-  return page.evaluate<string[]>(`${axeSource};
+async function seriousAxeFindings(on: Page = page): Promise<string[]> {
+  return on.evaluate<string[]>(`${axeSource};
     axe.run({ exclude: [['#mail-html']] }, { iframes: false, resultTypes: ['violations'] }).then((result) =>
       result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
 }
@@ -403,6 +403,29 @@ describe('the console in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
     expect(requests.some((url) => url.includes('error=login_required'))).toBe(true);
+  });
+});
+
+describe('the API reference in Chromium', () => {
+  it('renders from its own stylesheet under its CSP, with no violation and no other request, passes axe and fits a phone', async () => {
+    const reference = await context.newPage();
+    const loaded: string[] = [];
+    const console_: string[] = [];
+    reference.on('request', (request) => loaded.push(request.url()));
+    reference.on('console', (message) => console_.push(`${message.type()}: ${message.text()}`));
+    const response = await reference.goto(`${service.runtime.apiUrl}/docs`);
+    expect(response!.status()).toBe(200);
+    expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
+    // The stylesheet applied (the two-column layout), and nothing else was asked for.
+    expect(await reference.evaluate<string>('getComputedStyle(document.body).display')).toBe('grid');
+    expect(loaded).toEqual([`${service.runtime.apiUrl}/docs`, `${service.runtime.apiUrl}/docs/reference.css`]);
+    expect(await reference.getByRole('heading', { level: 3, name: 'POST /v1/emails' }).isVisible()).toBe(true);
+    expect(await seriousAxeFindings(reference)).toEqual([]);
+    await reference.setViewportSize({ width: 375, height: 740 });
+    expect(await reference.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+    // A CSP violation or a failed load is reported on the console.
+    expect(console_).toEqual([]);
+    await reference.close();
   });
 });
 

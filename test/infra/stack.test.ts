@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -5,10 +7,13 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { routes } from '../../lambdas/api/routes';
 import { tableDefinitions, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { TempmailStack } from '../../lib/tempmail-stack';
+import { apiReferenceContentSecurityPolicy, apiReferenceFiles } from '../../openapi/reference/api-reference';
 import { evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template as IamTemplate } from '../../local/iam';
 import { testApp } from '../support/test-app';
 
 let template: Template;
+/** Where the synthesis staged its assets (the console bucket's files among them). */
+let assemblyDirectory: string;
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
 beforeAll(() => {
@@ -23,6 +28,7 @@ beforeAll(() => {
   // With the AwsSolutions pack registered, synthesis stops on any unacknowledged finding.
   const assembly = app.synth();
   template = Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template);
+  assemblyDirectory = assembly.directory;
 }, 180_000);
 
 const resources = (type: string): Resource[] => Object.values(template.findResources(type)) as Resource[];
@@ -585,7 +591,7 @@ describe('the console', () => {
     const config = distribution!.Properties.DistributionConfig;
     const behaviors = [config.DefaultCacheBehavior, ...config.CacheBehaviors];
     for (const behavior of behaviors) expect(behavior.ViewerProtocolPolicy).toBe('https-only');
-    expect(config.CacheBehaviors.map((behavior: { PathPattern: string }) => behavior.PathPattern).sort()).toEqual(['/console/v1/*', '/v1/*']);
+    expect(config.CacheBehaviors.map((behavior: { PathPattern: string }) => behavior.PathPattern).sort()).toEqual(['/console/v1/*', '/docs*', '/v1/*']);
     expect(config.Origins).toHaveLength(2);
     expect(config.Origins.find((origin: { S3OriginConfig?: unknown }) => origin.S3OriginConfig)).toMatchObject({ OriginAccessControlId: expect.anything() });
     const api = config.Origins.find((origin: { CustomOriginConfig?: unknown }) => origin.CustomOriginConfig);
@@ -597,9 +603,12 @@ describe('the console', () => {
     });
   });
 
+  /** The response headers policy a behavior of the distribution names. */
+  const headersPolicyOf = (behavior: { ResponseHeadersPolicyId: { Ref: string } }) => template.toJSON().Resources[behavior.ResponseHeadersPolicyId.Ref].Properties.ResponseHeadersPolicyConfig;
+
   it('sends every console file with a strict CSP (no inline script), frame-ancestors none and HSTS', () => {
-    const [policy] = resources('AWS::CloudFront::ResponseHeadersPolicy');
-    const security = policy!.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig;
+    const [distribution] = resources('AWS::CloudFront::Distribution');
+    const security = headersPolicyOf(distribution!.Properties.DistributionConfig.DefaultCacheBehavior).SecurityHeadersConfig;
     const csp = JSON.stringify(security.ContentSecurityPolicy.ContentSecurityPolicy);
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
@@ -607,6 +616,33 @@ describe('the console', () => {
     expect(JSON.stringify(csp)).toContain('cognito-idp');
     expect(security.FrameOptions.FrameOption).toBe('DENY');
     expect(security.StrictTransportSecurity.AccessControlMaxAgeSec).toBeGreaterThan(0);
+  });
+
+  it('publishes the API reference built from the OpenAPI document at /docs, with no script and the CSP npm start sends', () => {
+    const [distribution] = resources('AWS::CloudFront::Distribution');
+    const config = distribution!.Properties.DistributionConfig;
+    const behavior = config.CacheBehaviors.find((candidate: { PathPattern: string }) => candidate.PathPattern === '/docs*');
+    expect(behavior).toMatchObject({ TargetOriginId: config.DefaultCacheBehavior.TargetOriginId, FunctionAssociations: config.DefaultCacheBehavior.FunctionAssociations });
+    const policy = headersPolicyOf(behavior);
+    expect(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy).toBe(apiReferenceContentSecurityPolicy);
+    expect(policy.SecurityHeadersConfig.ContentTypeOptions.Override).toBe(true);
+    expect(policy.CustomHeadersConfig.Items).toEqual([{ Header: 'Cache-Control', Value: 'public, max-age=300', Override: true }]);
+    // The viewer-request function serves /docs from docs/index.html.
+    const [fn] = resources('AWS::CloudFront::Function');
+    expect(fn!.Properties.FunctionCode).toContain("if (request.uri === '/docs') request.uri = '/docs/index.html';");
+
+    // The deployment's files: the page and its stylesheet beside the console, rendered from the document on disk.
+    const [deployment] = resources('Custom::CDKBucketDeployment');
+    expect(deployment!.Properties.DistributionPaths).toEqual(['/console/*', '/docs*']);
+    const staged = (deployment!.Properties.SourceObjectKeys as string[])
+      .map((key) => join(assemblyDirectory, `asset.${key.replace(/\.zip$/, '')}`))
+      .filter((dir) => existsSync(join(dir, 'console', 'app.js')));
+    expect(staged).toHaveLength(1);
+    const expected = apiReferenceFiles();
+    expect(readFileSync(join(staged[0]!, 'docs', 'index.html'), 'utf8')).toBe(expected.html);
+    expect(readFileSync(join(staged[0]!, 'docs', 'reference.css'), 'utf8')).toBe(expected.css);
+    expect(expected.html).not.toMatch(/<script/i);
+    template.hasOutput('ApiReferenceUrl', {});
   });
 });
 

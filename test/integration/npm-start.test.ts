@@ -49,6 +49,11 @@ describe('npm start', () => {
     expect(document.status).toBe(200);
     expect(document.headers.get('content-type')).toBe('application/yaml');
     expect(await document.text()).toMatch(/^openapi: 3\.1\.0$/m);
+    // The ready line names the API reference, served beside the document.
+    expect(service.output()).toContain(`reference ${service.apiUrl}/docs`);
+    const reference = await contractFetch(`${service.apiUrl}/docs`);
+    expect(reference.status).toBe(200);
+    expect(await reference.text()).toContain('<h3 id="op-createEmail-title">');
 
     await service.stop('SIGTERM');
     expect(service.output()).toContain('tempmail stopping (SIGTERM)');
