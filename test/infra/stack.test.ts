@@ -442,6 +442,7 @@ describe('monitoring', () => {
         'RecipientFilterErrors',
         'ParserErrors',
         'SweeperErrors',
+        'SweepBacklog',
         'DeadLetters',
         'LambdaThrottles1',
         'LambdaThrottles2',
@@ -450,6 +451,27 @@ describe('monitoring', () => {
     );
     for (const alarm of resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.test' });
+  });
+
+  it('alarms when expired mail has waited 10 minutes for the sweeper for 5 minutes in a row, or the sweeper stops reporting', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Tempmail',
+      MetricName: 'OldestUnsweptSeconds',
+      Dimensions: [{ Name: 'Stage', Value: 'test' }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 600,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [Match.anyValue()],
+    });
+    // The sweeper's function reports the metric for that same stage.
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Deletes expired messages and their blobs',
+      Environment: { Variables: Match.objectLike({ TEMPMAIL_ENV: 'test' }) },
+    });
   });
 
   it('gives every function of the service an error alarm of its own', () => {
