@@ -56,12 +56,14 @@ export const minimumServerErrors = 5;
 export const defaultMailSilenceMinutes = 1440;
 /** The share of the account's concurrency limit the stacks of the account may claim before the alarm. */
 export const claimedConcurrencyPercent = 80;
+/** How long past its expiry the oldest unswept message may wait before the alarm (for half as many minutes in a row). */
+export const sweepBacklogMinutes = 10;
 
 /**
  * Alarms on what the operator must know: the API's 5xx rate and the console's own, errors of
  * every function, Lambda throttling and the account's claimed concurrency, DynamoDB throttling of
- * tables and indexes and system errors, mail waiting in the dead-letter queue, and mail kept in
- * part because it passed the MIME limits. Without an alarm address, a stack output says that
+ * tables and indexes and system errors, mail waiting in the dead-letter queue, expired mail the
+ * sweeper has not caught up with, and mail kept in part because it passed the MIME limits. Without an alarm address, a stack output says that
  * nobody is told.
  */
 export class Monitoring extends Construct {
@@ -118,6 +120,24 @@ export class Monitoring extends Construct {
       );
     }
     this.alarm('SweeperErrors', 'The sweeper failed: expired mail may outlive its 15 minutes', props.sweeper.metricErrors({ period: fiveMinutes }));
+    this.alarms.push(
+      new Alarm(this, 'SweepBacklog', {
+        alarmDescription: `Expired mail has waited more than ${sweepBacklogMinutes} minutes for the sweeper, for ${sweepBacklogMinutes / 2} minutes in a row (or the sweeper stopped reporting): private content outlives its 15 minutes. See the sweeper's errors, its logged figures and docs/limits.md`,
+        metric: new Metric({
+          namespace: metricNamespace,
+          metricName: 'OldestUnsweptSeconds',
+          dimensionsMap: { Stage: props.stage },
+          statistic: 'Maximum',
+          period: Duration.minutes(1),
+        }),
+        threshold: sweepBacklogMinutes * 60,
+        evaluationPeriods: sweepBacklogMinutes / 2,
+        datapointsToAlarm: sweepBacklogMinutes / 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // The sweeper reports after every run, failed ones included: silence means it does not run.
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    );
     this.alarm(
       'DeadLetters',
       'Received mail the parser could not ingest waits in the dead-letter queue: redrive it within minutes',

@@ -14,7 +14,7 @@ import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { createServices, type BlobServices, type ConsoleServices } from '../lambdas/composition/services';
 import { systemClock, type Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
-import { sweepExpired } from '../lambdas/inbound/sweep-expired';
+import { sweepExpired, type SweepResult, type SweepRun } from '../lambdas/inbound/sweep-expired';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
 import type { BlobStore } from '../lambdas/core/mail-ports';
 import type { Logger } from '../lambdas/core/logger';
@@ -39,13 +39,18 @@ export interface LocalRuntime {
   smtpPort: number;
   dynamodbEndpoint: string;
   services: BlobServices;
-  /** Runs the expiry sweeper once now (it also runs every 30 seconds on its own). */
-  sweep(): ReturnType<typeof sweepExpired>;
+  /**
+   * Runs the expiry sweeper once now (it also runs every 30 seconds on its own), by default with
+   * the deployed function's budget: 40 seconds of the runtime's clock and the default limits.
+   */
+  sweep(run?: Partial<SweepRun>): Promise<SweepResult>;
   close(): Promise<void>;
 }
 
 /** The local sweeper's period: expired mail is gone well within the 2 minutes promised. */
 const sweepIntervalMs = 30_000;
+/** A run's time as the deployed sweeper has it: its 55-second timeout less the reserve for batches in flight. */
+const sweepBudgetMs = 40_000;
 
 export interface LocalOverrides {
   clock?: Clock;
@@ -114,7 +119,14 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   });
   verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
   const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
-  const sweep = asFunction('lambdas/inbound/sweeper.ts', () => sweepExpired(services));
+  // Where the last run's look at inbound/ stopped, as a warm sweeper function keeps it.
+  let inboundAfter: string | undefined;
+  const sweep = asFunction('lambdas/inbound/sweeper.ts', async (run: Partial<SweepRun> = {}) => {
+    const deadline = new Date(services.clock.now().getTime() + sweepBudgetMs);
+    const result = await sweepExpired(services, { deadline, inboundAfter, ...run });
+    inboundAfter = result.inboundAfter;
+    return result;
+  });
   // The sweep in flight, so that closing waits for it instead of closing the store under it.
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweeper = setInterval(() => {

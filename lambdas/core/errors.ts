@@ -147,3 +147,19 @@ export class MailRefused extends Error {
     this.name = 'MailRefused';
   }
 }
+
+/**
+ * Blobs a batch delete left in place, each with the reason storage gave (S3's per-key error code,
+ * or the failure of the whole call). Every other key of the batch is gone.
+ */
+export class BlobsNotDeleted extends Error {
+  constructor(
+    readonly failures: readonly { key: string; reason: string }[],
+    options: { cause?: unknown } = {},
+  ) {
+    const reasons = [...new Set(failures.map((failure) => failure.reason))].join(', ');
+    super(`${failures.length} blob(s) not deleted: ${reasons}`);
+    this.name = 'BlobsNotDeleted';
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}

@@ -124,10 +124,23 @@ export interface BlobStore {
   /** Deletes a blob; an absent one is not an error. */
   delete(key: string): Promise<void>;
   /**
-   * Every key under a prefix, in no particular order; with `modifiedBefore`, only the blobs last
-   * written before that moment (the storage's own clock: S3's LastModified, a file's mtime).
+   * Deletes many blobs (S3: up to 1,000 a call); absent ones are not errors. Keys it could not
+   * delete are thrown as `BlobsNotDeleted`, each with its reason: every key not named there is gone.
    */
-  list(prefix: string, options?: { modifiedBefore?: Date }): AsyncIterable<string>;
+  deleteMany(keys: readonly string[]): Promise<void>;
+  /**
+   * Every blob under a prefix in ascending key order, as S3 lists (keys are ASCII, so by code
+   * unit), each with the time storage wrote it; with `startAfter`, only the keys after that one.
+   * A caller may stop reading at any point: nothing further is fetched.
+   */
+  list(prefix: string, options?: { startAfter?: string }): AsyncIterable<ListedBlob>;
+}
+
+/** A listed blob. */
+export interface ListedBlob {
+  key: string;
+  /** When it was last written, by the storage's own clock (S3's LastModified, a file's mtime). */
+  written: Date;
 }
 
 /** Attachment metadata of a message, as stored: the blob key never leaves the service. */
@@ -199,9 +212,14 @@ export interface MessageStore {
    * page unless the listing ends there, and `next` only when a further message exists.
    */
   listByEmail(emailId: string, page: { receivedAfter: string; after?: string; limit: number }): Promise<MessagePage>;
-  /** Messages whose expiry lies between the two moments, through the expiry index (never a scan). */
-  expiring(from: Date, until: Date): Promise<ExpiringMessage[]>;
-  delete(messageId: string): Promise<void>;
+  /**
+   * Messages whose expiry lies between the two moments (both included), at most `limit` of them
+   * in order of expiry, through the expiry index (never a scan). `moreFrom` when the window may
+   * hold messages beyond those: the earliest expiry any of them can have.
+   */
+  expiring(from: Date, until: Date, limit: number): Promise<{ messages: ExpiringMessage[]; moreFrom?: string }>;
+  /** Deletes messages by id (DynamoDB: 25 a call); absent ones are not errors. A fault is thrown, never dropped. */
+  deleteMany(messageIds: readonly string[]): Promise<void>;
 }
 
 /** One event the parser gave up on, as the dead-letter queue holds it. */

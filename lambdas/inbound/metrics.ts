@@ -7,11 +7,24 @@ export const metricNamespace = 'Tempmail';
  * just fields of the log line.
  */
 export function countMetric(name: string, at: Date): Record<string, unknown> {
+  return embeddedMetric(name, 1, 'Count', at, {});
+}
+
+/**
+ * Fields that make a JSON log line report a measured value (in seconds) as a CloudWatch metric
+ * of one stage (dimension `Stage`), so that the stages of one account keep their values apart.
+ */
+export function secondsMetric(name: string, seconds: number, at: Date, stage: string): Record<string, unknown> {
+  return embeddedMetric(name, seconds, 'Seconds', at, { Stage: stage });
+}
+
+function embeddedMetric(name: string, value: number, unit: string, at: Date, dimensions: Record<string, string>): Record<string, unknown> {
   return {
     _aws: {
       Timestamp: at.getTime(),
-      CloudWatchMetrics: [{ Namespace: metricNamespace, Dimensions: [[]], Metrics: [{ Name: name, Unit: 'Count' }] }],
+      CloudWatchMetrics: [{ Namespace: metricNamespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: unit }] }],
     },
-    [name]: 1,
+    ...dimensions,
+    [name]: value,
   };
 }

@@ -1,8 +1,9 @@
 import type { Clock } from '../core/clock';
-import { mailIdTime } from '../core/ids';
 import type { Logger } from '../core/logger';
-import type { BlobStore, ExpiringMessage, MessageStore } from '../core/mail-ports';
-import { sesRawPrefix } from './ses-events';
+import type { BlobStore, MessageStore } from '../core/mail-ports';
+import { workPool } from '../core/work-pool';
+import { secondsMetric } from './metrics';
+import { deleteBlobs, mailPrefix, sweepInbound, sweepMailBlobs } from './sweep-blob-passes';
 
 export interface SweepDeps {
   messages: MessageStore;
@@ -10,58 +11,136 @@ export interface SweepDeps {
   clock: Clock;
   logger: Logger;
   messageTtlSeconds: number;
+  /** The stage, as the dimension of the sweep's metric. */
+  env: string;
+}
+
+/** What bounds one run, so that a backlog is worked off over several runs and none times out. */
+export interface SweepLimits {
+  /** Expired messages one run deletes at most. */
+  messages: number;
+  /** Blobs under `mail/` one run deletes at most. */
+  mailBlobs: number;
+  /** Keys of `inbound/` one run looks at, going on from where the run before stopped. */
+  inboundKeys: number;
+  /** Keys of one batch delete of blobs (S3 takes 1,000 a call), messages of one batch of items. */
+  batch: number;
+  /** Batches in flight at once, in each of the run's three passes. */
+  concurrency: number;
+}
+
+export const defaultSweepLimits: SweepLimits = { messages: 100_000, mailBlobs: 200_000, inboundKeys: 100_000, batch: 1_000, concurrency: 6 };
+
+export interface SweepRun {
+  /** No batch starts after this moment of `deps.clock`: the function's timeout less what a batch in flight may take. */
+  deadline: Date;
+  /** The last `inbound/` key the run before looked at, when it stopped short of the end. */
+  inboundAfter?: string;
+  limits?: Partial<SweepLimits>;
+}
+
+export interface SweepResult {
+  /** Expired messages deleted. */
+  messages: number;
+  /** Blobs of expired mail deleted under `mail/`. */
+  blobs: number;
+  /** Raw mail that a failed ingest left under `inbound/`, deleted by its age. */
+  orphans: number;
+  /** How long ago the oldest expired message still present (item or blobs) expired; 0 when none is. */
+  oldestUnsweptSeconds: number;
+  /** Where this run's look at `inbound/` stopped, for the next run; absent when it reached the end. */
+  inboundAfter?: string;
 }
 
 /** How far back the expiry index is read on each sweep: generous against a stopped sweeper. */
 const lookbackMs = 2 * 60 * 60 * 1000;
-/** Blobs of a mail whose messages were never written are removed this long after they expired. */
+/** Raw mail no ingest removed goes this long after its messages would have expired: a dead letter is redriven within minutes. */
 const orphanGraceMs = 10 * 60 * 1000;
+
+/** What the passes of one run share. */
+export interface SweepWork {
+  deps: SweepDeps;
+  limits: SweepLimits;
+  /** True while a new batch may start: the deadline has not passed. */
+  inTime(): boolean;
+  failures: unknown[];
+}
 
 /**
  * Deletes what has expired (contract: private content expires 15 minutes after receipt; DESIGN:
- * a sweeper deletes expired blobs within minutes). Expired messages are found through the expiry
- * index; their blobs go first and their items last, so a crash in between leaves only expired
- * items that the next sweep finishes. Blobs of mail that never became messages are aged out by
- * the receipt time in their mail id; raw mail SES stored under `inbound/` (named by SES's message
- * id, which carries no time) by the time the storage wrote it.
+ * a sweeper deletes expired blobs within minutes), in batches run side by side, within a
+ * deadline and counts per run, so a backlog is worked off over runs and no run times out. Three
+ * passes run at once, each finding again whatever an earlier run left: blobs under `mail/`, by
+ * the receipt time in their keys; expired messages, through the expiry index (a message's raw
+ * mail under `inbound/` goes before its item, as nothing else would find that key but its age);
+ * and raw mail under `inbound/` that no ingest removed, by its age. A batch that failed makes the
+ * run throw once the others are done; the run's figures and the age of the oldest expired
+ * message left are logged (and published as a metric) either way.
  */
-export async function sweepExpired(deps: SweepDeps): Promise<{ messages: number; mails: number; orphans: number }> {
-  const now = deps.clock.now();
-  const expired = await deps.messages.expiring(new Date(now.getTime() - lookbackMs), now);
-  const byMail = new Map<string, ExpiringMessage[]>();
-  for (const message of expired) byMail.set(message.mailId, [...(byMail.get(message.mailId) ?? []), message]);
+export async function sweepExpired(deps: SweepDeps, run: SweepRun): Promise<SweepResult> {
+  const now = deps.clock.now().getTime();
+  const work: SweepWork = { deps, limits: { ...defaultSweepLimits, ...run.limits }, inTime: () => deps.clock.now() < run.deadline, failures: [] };
+  const ttlMs = deps.messageTtlSeconds * 1000;
+  const [blobs, items, inbound] = await Promise.all([
+    sweepMailBlobs(now - ttlMs, work),
+    sweepMessages(now, work),
+    sweepInbound(now - ttlMs - orphanGraceMs, run.inboundAfter, work),
+  ]);
 
-  for (const [mailId, messages] of byMail) {
-    await deletePrefix(`mail/${mailId}/`, deps.blobs);
-    for (const rawKey of new Set(messages.map((message) => message.rawKey))) await deps.blobs.delete(rawKey);
-    for (const message of messages) await deps.messages.delete(message.messageId);
+  const end = deps.clock.now();
+  const oldestLeft = Math.min(blobs.oldestLeft + ttlMs, items.oldestLeft);
+  const result: SweepResult = {
+    messages: items.deleted,
+    blobs: blobs.deleted,
+    orphans: inbound.deleted,
+    oldestUnsweptSeconds: oldestLeft === Infinity ? 0 : Math.max(0, Math.floor((end.getTime() - oldestLeft) / 1000)),
+    ...(inbound.after === undefined ? {} : { inboundAfter: inbound.after }),
+  };
+  deps.logger.info('sweep finished', {
+    messages: result.messages,
+    mail_blobs: result.blobs,
+    orphan_blobs: result.orphans,
+    oldest_unswept_seconds: result.oldestUnsweptSeconds,
+    ...secondsMetric('OldestUnsweptSeconds', result.oldestUnsweptSeconds, end, deps.env),
+  });
+  if (work.failures.length > 0) {
+    deps.logger.error('sweep left work undone', { failed_batches: work.failures.length, errors: [...new Set(work.failures.map(nameOf))] });
+    throw work.failures.length === 1 ? work.failures[0] : new AggregateError(work.failures, `${work.failures.length} batches of the sweep failed`);
   }
-  const orphans = await deleteOrphans(now, deps);
-  if (expired.length > 0 || orphans > 0) {
-    deps.logger.info('swept expired mail', { messages: expired.length, mails: byMail.size, orphan_blobs: orphans });
-  }
-  return { messages: expired.length, mails: byMail.size, orphans };
-}
-
-async function deletePrefix(prefix: string, blobs: BlobStore): Promise<void> {
-  const keys: string[] = [];
-  for await (const key of blobs.list(prefix)) keys.push(key);
-  for (const key of keys) await blobs.delete(key);
+  return result;
 }
 
 /**
- * Blobs whose mail was received longer ago than a message lives, plus a grace: under `mail/` by
- * the time in the mail id; under `inbound/` (a failed or dead-lettered ingest in AWS; a delivered
- * mail's raw object is gone with its messages already) by the time the object was written.
+ * Expired messages, a batch at a time: the raw mail SES stored under `inbound/` (the local
+ * runtime's is under `mail/`, the other pass's), then the items of those whose raw mail is gone.
+ * Returns the expiry of the oldest message left (Infinity when none is).
  */
-async function deleteOrphans(now: Date, deps: SweepDeps): Promise<number> {
-  const cutoff = now.getTime() - deps.messageTtlSeconds * 1000 - orphanGraceMs;
-  const stale: string[] = [];
-  for await (const key of deps.blobs.list('mail/')) {
-    const received = mailIdTime(key.split('/')[1] ?? '');
-    if (received !== undefined && received < cutoff) stale.push(key);
+async function sweepMessages(now: number, work: SweepWork): Promise<{ deleted: number; oldestLeft: number }> {
+  const { messages: expired, moreFrom } = await work.deps.messages.expiring(new Date(now - lookbackMs), new Date(now), work.limits.messages);
+  const swept = new Set<string>();
+  let stopped = false;
+  const pool = workPool(work.limits.concurrency, (error) => {
+    stopped = true;
+    work.failures.push(error);
+  });
+  for (let start = 0; start < expired.length && !stopped && work.inTime(); start += work.limits.batch) {
+    const batch = expired.slice(start, start + work.limits.batch);
+    await pool.add(async () => {
+      const rawKeys = [...new Set(batch.map((message) => message.rawKey).filter((key) => !key.startsWith(mailPrefix)))];
+      const rawLeft = await deleteBlobs(rawKeys, work, () => (stopped = true));
+      const gone = batch.filter((message) => !rawLeft.has(message.rawKey));
+      await work.deps.messages.deleteMany(gone.map((message) => message.messageId));
+      for (const message of gone) swept.add(message.messageId);
+    });
   }
-  for await (const key of deps.blobs.list(sesRawPrefix, { modifiedBefore: new Date(cutoff) })) stale.push(key);
-  for (const key of stale) await deps.blobs.delete(key);
-  return stale.length;
+  await pool.settled();
+  const left = expired.find((message) => !swept.has(message.messageId));
+  return {
+    deleted: swept.size,
+    oldestLeft: Math.min(left ? Date.parse(left.expiresAt) : Infinity, moreFrom ? Date.parse(moreFrom) : Infinity),
+  };
+}
+
+function nameOf(error: unknown): string {
+  return (error as Error | undefined)?.name ?? 'unknown';
 }

@@ -1,5 +1,21 @@
+import type { Context } from 'aws-lambda';
 import { lambdaBlobServices } from '../composition/lambda-blob-services';
 import { sweepExpired } from './sweep-expired';
 
-/** The scheduled sweeper (every minute in AWS): deletes expired messages and their blobs. */
-export const handler = async () => sweepExpired(lambdaBlobServices());
+/**
+ * What a run leaves for batches still in flight when its deadline passes, before the function's
+ * timeout (55 s): a batch of 1,000 deletes takes about a second, more when storage throttles.
+ */
+const reserveMs = 15_000;
+
+/** Where the last run's look at `inbound/` stopped: kept while this instance stays warm, from the start after a cold one. */
+let inboundAfter: string | undefined;
+
+/** The scheduled sweeper (every minute in AWS): deletes expired messages and their blobs within the time its invocation has. */
+export const handler = async (_event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>) => {
+  const services = lambdaBlobServices();
+  const deadline = new Date(services.clock.now().getTime() + context.getRemainingTimeInMillis() - reserveMs);
+  const result = await sweepExpired(services, { deadline, inboundAfter });
+  inboundAfter = result.inboundAfter;
+  return result;
+};

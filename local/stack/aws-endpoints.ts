@@ -126,7 +126,7 @@ export async function startFunctionEndpoint(
     const failure = (message: string) =>
       service === 's3' ? s3Error(res, 500, 'InternalError', message) : queryProtocol ? queryError(res, 500, 'InternalFailure', message) : jsonError(res, 500, 'InternalFailure', message);
     if (service === 's3') {
-      s3 = s3Operation(req.method ?? 'GET', url);
+      s3 = s3Operation(req.method ?? 'GET', url, body);
       if (s3) ({ command, input } = s3);
     } else if (serviceId) {
       // JSON protocols: the operation is the target's suffix, the input the body.
@@ -142,10 +142,17 @@ export async function startFunctionEndpoint(
       logger.error('aws call not evaluated', { function: fn.name, reason: mapped.reason });
       return failure(`the local stack cannot evaluate this call: ${mapped.reason}`);
     }
-    for (const request of mapped.requests) {
+    // A DeleteObjects is judged key by key, as S3 does: a refused key is answered in the result, the others are deleted.
+    const perKey = s3?.command === 'DeleteObjects' ? s3.input.Delete!.Objects.map((object) => object.Key) : undefined;
+    const refusedKeys = new Set<string>();
+    for (const [index, request] of mapped.requests.entries()) {
       const decision = await judge(request);
       if (decision.result === 'allowed') continue;
       if (decision.result === 'unmappable') return failure(`the local stack cannot evaluate this call: ${decision.reason}`);
+      if (perKey) {
+        refusedKeys.add(perKey[index]!);
+        continue;
+      }
       const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} ${deniedBecause(request.action, decision)}`;
       if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
       if (service === 'sqs') return jsonError(res, 403, 'com.amazon.coral.service#AccessDeniedException', message, 'AccessDenied;Sender');
@@ -163,7 +170,7 @@ export async function startFunctionEndpoint(
       const bucketArn = `arn:aws:s3:::${s3.input.Bucket}`;
       const mayList = async (prefix: string) =>
         (await evaluate(fn.role, overTls({ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': prefix } }), backends.resourcePolicy(bucketArn))).result === 'allowed';
-      return backends.s3(req, res, url, s3, body, { mayList });
+      return backends.s3(req, res, url, s3, body, { mayList, refusedKeys });
     }
     const arn = mapped.requests[0]!.resource;
     const value = backends.secrets.get(arn);

@@ -2,28 +2,42 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { BlobsNotDeleted } from '../../lambdas/core/errors';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
 
 /** An S3 REST request as the SDK command it is, with the input IAM reads. */
 export interface S3Operation {
-  command: 'GetObject' | 'HeadObject' | 'PutObject' | 'DeleteObject' | 'ListObjectsV2' | 'CreateMultipartUpload' | 'UploadPart' | 'CompleteMultipartUpload' | 'AbortMultipartUpload';
-  input: { Bucket: string; Key?: string; Prefix?: string };
+  command:
+    | 'GetObject'
+    | 'HeadObject'
+    | 'PutObject'
+    | 'DeleteObject'
+    | 'DeleteObjects'
+    | 'ListObjectsV2'
+    | 'CreateMultipartUpload'
+    | 'UploadPart'
+    | 'CompleteMultipartUpload'
+    | 'AbortMultipartUpload';
+  input: { Bucket: string; Key?: string; Prefix?: string; Delete?: { Objects: { Key: string }[]; Quiet: boolean } };
 }
 
 /** What the stand-in knows of the caller beyond the call's own authorization. */
 export interface S3Caller {
   /** Whether the caller's role allows `s3:ListBucket` with this `s3:prefix`. */
   mayList(prefix: string): Promise<boolean>;
+  /** The keys of a DeleteObjects its role may not delete: S3 judges each key and answers each refusal in the result. */
+  refusedKeys?: ReadonlySet<string>;
 }
 
 /** Maps a path-style S3 REST request onto its command, or undefined when it is none the stand-in serves. */
-export function s3Operation(method: string, url: URL): S3Operation | undefined {
+export function s3Operation(method: string, url: URL, body: Buffer = Buffer.alloc(0)): S3Operation | undefined {
   const [, bucket = '', ...rest] = url.pathname.split('/');
   const key = decodeURIComponent(rest.join('/'));
   const q = url.searchParams;
   const on = (command: S3Operation['command']): S3Operation => ({ command, input: { Bucket: bucket, Key: key } });
   if (!bucket) return undefined;
   if (!key) {
+    if (method === 'POST' && q.has('delete')) return { command: 'DeleteObjects', input: { Bucket: bucket, Delete: deleteRequest(body) } };
     if (method !== 'GET' || q.get('list-type') !== '2') return undefined;
     return { command: 'ListObjectsV2', input: { Bucket: bucket, ...(q.get('prefix') ? { Prefix: q.get('prefix')! } : {}) } };
   }
@@ -37,6 +51,25 @@ export function s3Operation(method: string, url: URL): S3Operation | undefined {
 }
 
 export const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
+const xmlEntities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const xmlUnescape = (text: string) =>
+  text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, name: string) =>
+    name.startsWith('#x') || name.startsWith('#X')
+      ? String.fromCodePoint(parseInt(name.slice(2), 16))
+      : name.startsWith('#')
+        ? String.fromCodePoint(Number(name.slice(1)))
+        : (xmlEntities[name] ?? entity),
+  );
+
+/** The keys and mode of a DeleteObjects body (`<Delete><Object><Key>…</Key></Object>…<Quiet>true</Quiet></Delete>`). */
+function deleteRequest(body: Buffer): { Objects: { Key: string }[]; Quiet: boolean } {
+  const xml = body.toString('utf8');
+  const Objects = [...xml.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map((match) => ({ Key: xmlUnescape(match[1] ?? '') }));
+  return { Objects, Quiet: /<Quiet>\s*true\s*<\/Quiet>/i.test(xml) };
+}
+
+/** S3's most keys in one page of a listing. */
+const listPageKeys = 1000;
 
 export function s3Error(res: ServerResponse, status: number, code: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': 'local' });
@@ -60,7 +93,7 @@ function decodeAwsChunked(body: Buffer): Buffer {
 
 /**
  * S3 over the project's blob directory (`DATA_DIR/blobs`), for the few operations the functions
- * use: objects, their listing and multipart uploads. The operator CLI sees what the functions
+ * use: objects, their batch delete, their listing (in pages of 1,000 keys) and multipart uploads. The operator CLI sees what the functions
  * wrote, as with `npm start`.
  */
 export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
@@ -102,17 +135,46 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
         await blobs.delete(operation.input.Key!);
         res.writeHead(204);
         return void res.end();
-      case 'ListObjectsV2': {
-        const prefix = url.searchParams.get('prefix') ?? '';
-        const contents: string[] = [];
-        for await (const key of blobs.list(prefix)) {
-          const written = await stat(join(blobRoot, `${key}~blob`)).catch(() => undefined);
-          if (!written) continue;
-          contents.push(`<Contents><Key>${xmlEscape(key)}</Key><LastModified>${written.mtime.toISOString()}</LastModified><Size>${written.size}</Size></Contents>`);
-        }
+      case 'DeleteObjects': {
+        const { Objects, Quiet } = operation.input.Delete!;
+        const keys = Objects.map((object) => object.Key);
+        const refused = keys.filter((key) => caller.refusedKeys?.has(key));
+        const allowed = keys.filter((key) => !caller.refusedKeys?.has(key));
+        let failed = new Map<string, string>();
+        await blobs.deleteMany(allowed).catch((error: unknown) => {
+          if (!(error instanceof BlobsNotDeleted)) throw error;
+          failed = new Map(error.failures.map((failure) => [failure.key, failure.reason]));
+        });
+        const errors = [...refused.map((key) => [key, 'AccessDenied', 'Access Denied']), ...[...failed].map(([key]) => [key, 'InternalError', 'We encountered an internal error. Please try again.'])];
+        const deleted = Quiet ? [] : allowed.filter((key) => !failed.has(key));
         res.writeHead(200, { 'content-type': 'application/xml' });
         return void res.end(
-          `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${bucket}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${contents.length}</KeyCount><IsTruncated>false</IsTruncated>${contents.join('')}</ListBucketResult>`,
+          `<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult>${deleted.map((key) => `<Deleted><Key>${xmlEscape(key)}</Key></Deleted>`).join('')}${errors
+            .map(([key, code, message]) => `<Error><Key>${xmlEscape(key!)}</Key><Code>${code}</Code><Message>${message}</Message></Error>`)
+            .join('')}</DeleteResult>`,
+        );
+      }
+      case 'ListObjectsV2': {
+        const prefix = url.searchParams.get('prefix') ?? '';
+        // A page ends at the most keys asked for (1,000 at most); the next goes on after its last key, as S3's token does.
+        const maxKeys = Math.min(Number(url.searchParams.get('max-keys') ?? listPageKeys), listPageKeys);
+        const startAfter = url.searchParams.get('continuation-token') ?? url.searchParams.get('start-after') ?? undefined;
+        const contents: string[] = [];
+        let last: string | undefined;
+        let truncated = false;
+        for await (const { key, written } of blobs.list(prefix, startAfter ? { startAfter } : {})) {
+          if (contents.length === maxKeys) {
+            truncated = true;
+            break;
+          }
+          const size = (await stat(join(blobRoot, `${key}~blob`)).catch(() => undefined))?.size ?? 0;
+          contents.push(`<Contents><Key>${xmlEscape(key)}</Key><LastModified>${written.toISOString()}</LastModified><Size>${size}</Size></Contents>`);
+          last = key;
+        }
+        const next = truncated && last ? `<NextContinuationToken>${xmlEscape(last)}</NextContinuationToken>` : '';
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        return void res.end(
+          `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult><Name>${bucket}</Name><Prefix>${xmlEscape(prefix)}</Prefix><KeyCount>${contents.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${next}${contents.join('')}</ListBucketResult>`,
         );
       }
       case 'CreateMultipartUpload': {

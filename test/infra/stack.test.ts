@@ -313,7 +313,7 @@ describe('functions', () => {
     expect(readers).toBe(5);
   });
 
-  it('lets only the sweeper delete (messages), no function batch-write, and only the two domain routes scan (domains)', async () => {
+  it('lets only the sweeper delete items (messages, 25 a batch write), and only the two domain routes scan (domains)', async () => {
     const naming = { account: '123456789012', region: 'eu-west-1', stackName: 'Test' };
     const resolver = new TemplateResolver(template.toJSON() as IamTemplate, naming);
     const tableArns = Object.keys(template.findResources('AWS::DynamoDB::GlobalTable')).map((id) => [id.match(/^Storage(\w+?)Table/)![1]!, resolver.arnOf(id)] as const);
@@ -327,8 +327,9 @@ describe('functions', () => {
         }
       }
     }
+    // BatchWriteItem puts as well as deletes: only the sweeper, which sends deletes alone, holds it.
     expect(allowed).toEqual({
-      'dynamodb:DeleteItem messages': ['lambdas/inbound/sweeper.ts'],
+      'dynamodb:BatchWriteItem messages': ['lambdas/inbound/sweeper.ts'],
       'dynamodb:Scan domains': expect.arrayContaining(['lambdas/api/handlers/list-domains.ts', 'lambdas/api/handlers/create-email.ts']),
     });
     expect(allowed['dynamodb:Scan domains']).toHaveLength(2);
@@ -448,6 +449,7 @@ describe('monitoring', () => {
         'RecipientFilterErrors',
         'ParserErrors',
         'SweeperErrors',
+        'SweepBacklog',
         'DeadLetters',
         'LambdaThrottles1',
         'LambdaThrottles2',
@@ -456,6 +458,27 @@ describe('monitoring', () => {
     );
     for (const alarm of resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toHaveLength(1);
     template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.test' });
+  });
+
+  it('alarms when expired mail has waited 10 minutes for the sweeper for 5 minutes in a row, or the sweeper stops reporting', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Tempmail',
+      MetricName: 'OldestUnsweptSeconds',
+      Dimensions: [{ Name: 'Stage', Value: 'test' }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: 600,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 5,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [Match.anyValue()],
+    });
+    // The sweeper's function reports the metric for that same stage.
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Deletes expired messages and their blobs',
+      Environment: { Variables: Match.objectLike({ TEMPMAIL_ENV: 'test' }) },
+    });
   });
 
   it('gives every function of the service an error alarm of its own', () => {

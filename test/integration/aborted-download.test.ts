@@ -7,6 +7,7 @@ import { contractDownload } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { sendMail } from '../support/smtp-client';
+import { wrappedBlobStore } from '../support/wrapped-blob-store';
 
 let service: TestService;
 /** Every blob body the store hands out, with the key it was read for. */
@@ -14,8 +15,7 @@ const opened: { key: string; body: Readable; closed: Promise<unknown> }[] = [];
 
 /** Records each blob read's body stream, to watch it close. */
 function watchedBlobs(blobs: BlobStore): BlobStore {
-  return {
-    put: (key, body, options) => blobs.put(key, body, options),
+  return wrappedBlobStore(blobs, {
     get: async (key, options) => {
       const read = await blobs.get(key, options);
       if (read && !read.notModified) {
@@ -25,9 +25,7 @@ function watchedBlobs(blobs: BlobStore): BlobStore {
       }
       return read;
     },
-    delete: (key) => blobs.delete(key),
-    list: (prefix) => blobs.list(prefix),
-  };
+  });
 }
 
 beforeAll(async () => {

@@ -6,6 +6,7 @@ import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { refusalCode, sendMail, sendRaw, smtpDialogue } from '../support/smtp-client';
+import { wrappedBlobStore } from '../support/wrapped-blob-store';
 
 let service: TestService;
 let failBlobPuts = 0;
@@ -13,7 +14,7 @@ let failingKeys = /./;
 
 /** A blob store whose next puts (of matching keys) fail, as a full disk or an S3 outage would. */
 function flakyBlobs(blobs: BlobStore): BlobStore {
-  return {
+  return wrappedBlobStore(blobs, {
     put: async (key, body, options) => {
       if (failBlobPuts > 0 && failingKeys.test(key)) {
         failBlobPuts -= 1;
@@ -21,10 +22,7 @@ function flakyBlobs(blobs: BlobStore): BlobStore {
       }
       return blobs.put(key, body, options);
     },
-    get: (key, options) => blobs.get(key, options),
-    delete: (key) => blobs.delete(key),
-    list: (prefix) => blobs.list(prefix),
-  };
+  });
 }
 
 beforeAll(async () => {
@@ -384,7 +382,7 @@ describe('reading messages', () => {
     const prefix = `mail/${record!.mailId}/`;
     const blobKeys = async () => {
       const keys: string[] = [];
-      for await (const key of service.runtime.services.blobs.list(prefix)) keys.push(key);
+      for await (const { key } of service.runtime.services.blobs.list(prefix)) keys.push(key);
       return keys.sort();
     };
     expect((await blobKeys()).length).toBe(3);

@@ -9,6 +9,7 @@ import { startTestService, type TestService } from '../support/local-service';
 import { refusalCode, sendMail } from '../support/smtp-client';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 import { storageFaults } from '../support/storage-faults';
+import { wrappedBlobStore } from '../support/wrapped-blob-store';
 
 /** Private content of one mail, each piece distinctive enough that any trace of it is found. */
 const mail = {
@@ -87,19 +88,16 @@ describe('log secrecy, in-process, with storage failing on the way', () => {
   const writes = { stdout: process.stdout.write, stderr: process.stderr.write };
 
   beforeAll(async () => {
-    const flaky = (blobs: BlobStore): BlobStore => ({
-      ...blobs,
-      put: async (key, body, options) => {
-        if (failBlobs > 0 && key.includes('/att/')) {
-          failBlobs -= 1;
-          throw Object.assign(new Error(`disk full writing ${key}`), { name: 'ServiceUnavailable' });
-        }
-        return blobs.put(key, body, options);
-      },
-      get: (key, options) => blobs.get(key, options),
-      delete: (key) => blobs.delete(key),
-      list: (prefix) => blobs.list(prefix),
-    });
+    const flaky = (blobs: BlobStore): BlobStore =>
+      wrappedBlobStore(blobs, {
+        put: async (key, body, options) => {
+          if (failBlobs > 0 && key.includes('/att/')) {
+            failBlobs -= 1;
+            throw Object.assign(new Error(`disk full writing ${key}`), { name: 'ServiceUnavailable' });
+          }
+          return blobs.put(key, body, options);
+        },
+      });
     service = await startTestService(
       { logLevel: 'debug' },
       { instrumentDynamoDb: (client) => faults.instrument(client), wrapBlobs: flaky },

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { BlobRead, BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobRead, BlobStore, ListedBlob } from '../../lambdas/core/mail-ports';
 
 export interface BlobStoreFixture {
   store: BlobStore;
@@ -20,10 +20,11 @@ export async function bodyOf(read: BlobRead | undefined): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function collectKeys(keys: AsyncIterable<string>): Promise<string[]> {
+/** The keys of a listing, in the order it gave them. */
+export async function collectKeys(listing: AsyncIterable<ListedBlob>): Promise<string[]> {
   const found: string[] = [];
-  for await (const key of keys) found.push(key);
-  return found.sort();
+  for await (const { key } of listing) found.push(key);
+  return found;
 }
 
 /** A stream of random bytes made chunk by chunk, with the digest of what it produced. */
@@ -55,6 +56,11 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
     afterAll(async () => {
       await fixture?.cleanup();
     });
+    const listed = async (prefix: string) => {
+      const found: ListedBlob[] = [];
+      for await (const blob of store.list(prefix)) found.push(blob);
+      return found;
+    };
 
     it('stores bytes and reads them back with their size', async () => {
       expect(await store.put('bytes/em_1', Buffer.from('hello'))).toEqual({ size: 5 });
@@ -134,12 +140,34 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       expect(await collectKeys(store.list('list/none/'))).toEqual([]);
     });
 
-    it('lists only blobs written before a moment, when asked', async () => {
+    it('dates each listed blob by the time storage wrote it', async () => {
       await store.put('aged/em_1', Buffer.from('one'));
-      await store.put('aged/em_2', Buffer.from('two'));
-      const hourMs = 60 * 60 * 1000;
-      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(fixture!.now().getTime() + hourMs) }))).toEqual(['aged/em_1', 'aged/em_2']);
-      expect(await collectKeys(store.list('aged/', { modifiedBefore: new Date(fixture!.now().getTime() - hourMs) }))).toEqual([]);
+      const [blob] = await listed('aged/');
+      const minuteMs = 60 * 1000;
+      expect(blob?.key).toBe('aged/em_1');
+      expect(Math.abs(blob!.written.getTime() - fixture!.now().getTime())).toBeLessThan(minuteMs);
+    });
+
+    it('lists in ascending key order across folders, as S3 does, and after a given key', async () => {
+      // '-' < '.' < '/' < '0' < 'a': a folder's keys fall between its siblings by the '/' in them.
+      const keys = ['order/a', 'order/a-x/1', 'order/a.b', 'order/a/b/c', 'order/a/c', 'order/a0', 'order/b/1'];
+      for (const key of [...keys].reverse()) await store.put(key, Buffer.from(key));
+      expect(await collectKeys(store.list('order/'))).toEqual(keys);
+      expect(await collectKeys(store.list('order/', { startAfter: 'order/a.b' }))).toEqual(['order/a/b/c', 'order/a/c', 'order/a0', 'order/b/1']);
+      expect(await collectKeys(store.list('order/', { startAfter: 'order/a/b/c' }))).toEqual(['order/a/c', 'order/a0', 'order/b/1']);
+      // A key that is not stored places the start as well, as S3's StartAfter does.
+      expect(await collectKeys(store.list('order/', { startAfter: 'order/a/bz' }))).toEqual(['order/a/c', 'order/a0', 'order/b/1']);
+      expect(await collectKeys(store.list('order/', { startAfter: 'order/b/1' }))).toEqual([]);
+    });
+
+    it('deletes many blobs at once, absent ones without error, and nothing else', async () => {
+      const keys = Array.from({ length: 30 }, (_, n) => `many/em_${n % 3}/part_${String(n).padStart(2, '0')}`);
+      for (const key of keys) await store.put(key, Buffer.from(key));
+      await store.deleteMany([...keys.slice(0, 20), 'many/em_9/never-stored']);
+      expect(await collectKeys(store.list('many/'))).toEqual(keys.slice(20).sort());
+      await expect(store.deleteMany([])).resolves.toBeUndefined();
+      await store.deleteMany(keys.slice(20));
+      expect(await collectKeys(store.list('many/'))).toEqual([]);
     });
 
     it('keeps a key and the keys below it apart', async () => {
@@ -163,6 +191,7 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
         await expect(async () => store.put(key, Buffer.from('x'))).rejects.toThrow();
         await expect(async () => store.get(key)).rejects.toThrow();
         await expect(async () => store.delete(key)).rejects.toThrow();
+        await expect(async () => store.deleteMany(['valid/em_1', key])).rejects.toThrow();
       },
     );
 

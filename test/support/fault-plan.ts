@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Unavailable } from '../../lambdas/core/errors';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
+import { wrappedBlobStore } from './wrapped-blob-store';
 
 /** The storage failures a call can meet in production. */
 export type FaultKind = 'throttled' | 'server error' | 'timed out' | 'condition race';
@@ -71,7 +72,7 @@ export function faultPlan() {
     },
     wrapBlobs(blobs: BlobStore): BlobStore {
       const kindOf = (key: string) => key.replace(/^mail\/[^/]+\//, '').replace(/\/att_.*$/, '/att');
-      return {
+      return wrappedBlobStore(blobs, {
         put: async (key, body, options) => {
           try {
             observe(`blob put ${kindOf(key)}`, 'blobs');
@@ -89,8 +90,11 @@ export function faultPlan() {
           observe(`blob delete ${kindOf(key)}`, 'blobs');
           return blobs.delete(key);
         },
-        list: (prefix) => blobs.list(prefix),
-      };
+        deleteMany: async (keys) => {
+          observe(`blob deleteMany ${keys.length}`, 'blobs');
+          return blobs.deleteMany(keys);
+        },
+      });
     },
   };
 }

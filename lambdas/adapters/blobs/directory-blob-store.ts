@@ -5,7 +5,8 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { systemClock, type Clock } from '../../core/clock';
-import type { BlobRead, BlobStore } from '../../core/mail-ports';
+import { BlobsNotDeleted } from '../../core/errors';
+import type { BlobRead, BlobStore, ListedBlob } from '../../core/mail-ports';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
 /** Ends a blob's file name: `~` never occurs in a key, so a blob never collides with a key's folder. */
@@ -98,29 +99,47 @@ export class DirectoryBlobStore implements BlobStore {
     }
   }
 
-  async *list(prefix: string, options: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
+  /** Every key at once: a file system has no batch delete, and unlinks of different files do not wait on each other. */
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (const key of keys) assertBlobKey(key);
+    const results = await Promise.allSettled(keys.map((key) => this.delete(key)));
+    const failures = results.flatMap((result, index) =>
+      result.status === 'rejected' ? [{ key: keys[index]!, reason: (result.reason as NodeJS.ErrnoException).code ?? (result.reason as Error).name }] : [],
+    );
+    if (failures.length > 0) throw new BlobsNotDeleted(failures);
+  }
+
+  /** A blob removed between the folder's read and its `stat` is left out, as S3 leaves out a key deleted before the page is made. */
+  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ListedBlob> {
     assertBlobPrefix(prefix);
-    const before = options.modifiedBefore?.getTime();
-    for await (const key of this.walk(prefix.slice(0, prefix.lastIndexOf('/') + 1), prefix)) {
-      if (before === undefined) {
-        yield key;
-        continue;
-      }
+    for await (const key of this.walk(prefix.slice(0, prefix.lastIndexOf('/') + 1), prefix, options.startAfter ?? '')) {
       const written = await stat(this.fileOf(key)).catch(ignoreAbsent);
-      if (written && written.mtimeMs < before) yield key;
+      if (written) yield { key, written: written.mtime };
     }
   }
 
-  /** Keys under one key folder (`''` or `a/b/`), descending only into folders that can hold matches. */
-  private async *walk(folder: string, prefix: string): AsyncGenerator<string> {
+  /**
+   * Keys under one key folder (`''` or `a/b/`) after `startAfter`, in key order, descending only
+   * into folders that can hold matches. A folder's entries are ordered by what they add to a key
+   * (`name/` for a folder, `name` for a blob), so that each folder's keys come out between its
+   * siblings' as S3's listing has them (`a.b` < `a/c` < `a0`).
+   */
+  private async *walk(folder: string, prefix: string, startAfter: string): AsyncGenerator<string> {
     const entries = (await readdir(this.inside(folder), { withFileTypes: true }).catch(ignoreAbsent)) ?? [];
+    const children: { key: string; folder: boolean }[] = [];
     for (const entry of entries) {
-      if (entry.isDirectory()) {
-        const child = `${folder}${entry.name}/`;
-        if (child.startsWith(prefix) || prefix.startsWith(child)) yield* this.walk(child, prefix);
-      } else if (entry.isFile() && entry.name.endsWith(blobSuffix)) {
-        const key = folder + entry.name.slice(0, -blobSuffix.length);
-        if (key.startsWith(prefix)) yield key;
+      if (entry.isDirectory()) children.push({ key: `${folder}${entry.name}/`, folder: true });
+      else if (entry.isFile() && entry.name.endsWith(blobSuffix)) children.push({ key: folder + entry.name.slice(0, -blobSuffix.length), folder: false });
+    }
+    children.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const child of children) {
+      if (child.folder) {
+        const within = child.key.startsWith(prefix) || prefix.startsWith(child.key);
+        // A folder before `startAfter` that does not lead to it holds only keys before it.
+        const passed = child.key < startAfter && !startAfter.startsWith(child.key);
+        if (within && !passed) yield* this.walk(child.key, prefix, startAfter);
+      } else if (child.key.startsWith(prefix) && child.key > startAfter) {
+        yield child.key;
       }
     }
   }

@@ -3,6 +3,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -11,13 +12,16 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { Unavailable } from '../../core/errors';
-import type { BlobRead, BlobStore } from '../../core/mail-ports';
+import { BlobsNotDeleted, Unavailable } from '../../core/errors';
+import type { BlobRead, BlobStore, ListedBlob } from '../../core/mail-ports';
 import { storageFailure } from '../dynamodb/storage-errors';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
 /** Parts of a streamed upload: above S3's 5 MiB minimum, and the most of a stream held in memory. */
 export const partBytes = 8 * 1024 * 1024;
+
+/** S3's most keys in one DeleteObjects call. */
+export const deleteBatchKeys = 1000;
 
 /** S3's "try again shortly" answers that the shared DynamoDB mapping does not name. */
 const s3TransientNames = new Set(['InternalError', 'Throttling', 'TooManyRequestsException']);
@@ -95,21 +99,45 @@ export class S3BlobStore implements BlobStore {
     await guardS3(() => this.client.send(command));
   }
 
-  async *list(prefix: string, options: { modifiedBefore?: Date } = {}): AsyncIterable<string> {
+  /**
+   * One DeleteObjects call per 1,000 keys, in quiet mode: S3 then answers only the keys it could
+   * not delete (an object delete is authorized key by key, so one call can half succeed). Those,
+   * and every key of a call that failed as a whole, are thrown together once all calls are made.
+   */
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    const objectKeys = keys.map((key) => this.objectKey(key));
+    const failures: { key: string; reason: string }[] = [];
+    let callFailure: unknown;
+    for (let start = 0; start < objectKeys.length; start += deleteBatchKeys) {
+      const chunk = objectKeys.slice(start, start + deleteBatchKeys);
+      const command = new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } });
+      try {
+        const { Errors } = await guardS3(() => this.client.send(command));
+        for (const error of Errors ?? []) {
+          failures.push({ key: (error.Key ?? '').slice(this.keyPrefix.length), reason: error.Code ?? 'unknown' });
+        }
+      } catch (error) {
+        callFailure ??= error;
+        for (const key of chunk) failures.push({ key: key.slice(this.keyPrefix.length), reason: (error as Error).name ?? 'unknown' });
+      }
+    }
+    if (failures.length > 0) throw new BlobsNotDeleted(failures, callFailure === undefined ? {} : { cause: callFailure });
+  }
+
+  async *list(prefix: string, options: { startAfter?: string } = {}): AsyncIterable<ListedBlob> {
     assertBlobPrefix(prefix);
-    const before = options.modifiedBefore?.getTime();
     let token: string | undefined;
     do {
       const command = new ListObjectsV2Command({
         Bucket: this.bucket,
         Prefix: this.keyPrefix + prefix,
         ContinuationToken: token,
+        ...(options.startAfter === undefined ? {} : { StartAfter: this.keyPrefix + options.startAfter }),
       });
       const page = await guardS3(() => this.client.send(command));
       for (const object of page.Contents ?? []) {
-        if (object.Key === undefined) continue;
-        if (before !== undefined && !(object.LastModified && object.LastModified.getTime() < before)) continue;
-        yield object.Key.slice(this.keyPrefix.length);
+        if (object.Key === undefined || object.LastModified === undefined) continue;
+        yield { key: object.Key.slice(this.keyPrefix.length), written: object.LastModified };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token !== undefined);

@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as delay } from 'node:timers/promises';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   AttachmentRecord,
   ExpiringMessage,
@@ -9,7 +10,7 @@ import type {
   StoredAttachments,
   StoredBody,
 } from '../../core/mail-ports';
-import { PermanentStorageFault } from '../../core/errors';
+import { PermanentStorageFault, Unavailable } from '../../core/errors';
 import { itemBytes, maxItemBytes } from './item-size';
 import { conditionally, guardStorage } from './storage-errors';
 
@@ -65,12 +66,27 @@ export function expiryPartition(expiresAt: string, messageId: string): string {
   return `${expiresAt.slice(0, 13)}#${hash % expiryShards}`;
 }
 
+/** DynamoDB's most requests in one BatchWriteItem. */
+export const deleteBatchItems = 25;
+/** Calls of one batch of deletes while DynamoDB leaves some unprocessed, before the rest is a fault. */
+const unprocessedAttempts = 8;
+
+export interface DynamoDbMessageStoreOptions {
+  /** The first wait before deletes DynamoDB left unprocessed are sent again; it doubles each time (default 50 ms). */
+  unprocessedRetryMs?: number;
+}
+
 /** Messages by id, by email (index `by_email`) and by expiry (index `by_expiry`). */
 export class DynamoDbMessageStore implements MessageStore {
+  private readonly unprocessedRetryMs: number;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    options: DynamoDbMessageStoreOptions = {},
+  ) {
+    this.unprocessedRetryMs = options.unprocessedRetryMs ?? 50;
+  }
 
   /**
    * Writes a new message, once: a message already written under the same id (the same mail
@@ -134,19 +150,34 @@ export class DynamoDbMessageStore implements MessageStore {
     };
   }
 
-  /** Every shard of every hour in the window, the shards of an hour read at once. */
-  async expiring(from: Date, until: Date): Promise<ExpiringMessage[]> {
+  /**
+   * The window's hours oldest first, the 16 shards of an hour read at once, each up to its share
+   * of what is still wanted and one message more, which tells whether it holds more (a full page
+   * alone does not: DynamoDB hands back a position whenever it stops at the limit). An hour with
+   * a shard that held more ends the reading; what was not read then expires no earlier than the
+   * first message such a shard held back, or the first one the limit left out.
+   */
+  async expiring(from: Date, until: Date, limit: number): Promise<{ messages: ExpiringMessage[]; moreFrom?: string }> {
     const found: ExpiringMessage[] = [];
     for (let hour = Math.floor(from.getTime() / hourMs); hour <= Math.floor(until.getTime() / hourMs); hour++) {
+      if (found.length >= limit) return { messages: found, moreFrom: new Date(Math.max(hour * hourMs, from.getTime())).toISOString() };
       const hourKey = new Date(hour * hourMs).toISOString().slice(0, 13);
-      const shards = Array.from({ length: expiryShards }, (_, shard) => this.expiringIn(`${hourKey}#${shard}`, from, until));
-      for (const messages of await Promise.all(shards)) found.push(...messages);
+      const share = Math.ceil((limit - found.length) / expiryShards);
+      const shards = await Promise.all(
+        Array.from({ length: expiryShards }, (_, shard) => this.expiringIn(`${hourKey}#${shard}`, from, until, share)),
+      );
+      const read = shards.flatMap((shard) => shard.messages).sort(byExpiry);
+      const taken = read.slice(0, limit - found.length);
+      found.push(...taken);
+      const heldBack = [...read.slice(taken.length, taken.length + 1), ...shards.flatMap((shard) => shard.next ?? [])];
+      if (heldBack.length > 0) return { messages: found, moreFrom: heldBack.map((message) => message.expiresAt).sort()[0]! };
     }
-    return found;
+    return { messages: found };
   }
 
-  private async expiringIn(partition: string, from: Date, until: Date): Promise<ExpiringMessage[]> {
-    const found: ExpiringMessage[] = [];
+  /** One shard's messages in the window, oldest first, at most `share`, and the next one when there is one. */
+  private async expiringIn(partition: string, from: Date, until: Date, share: number): Promise<{ messages: ExpiringMessage[]; next?: ExpiringMessage }> {
+    const messages: ExpiringMessage[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await guardStorage(() =>
@@ -157,20 +188,45 @@ export class DynamoDbMessageStore implements MessageStore {
             KeyConditionExpression: 'expiry_hour = :partition AND expires_at BETWEEN :from AND :until',
             ExpressionAttributeValues: { ':partition': partition, ':from': from.toISOString(), ':until': until.toISOString() },
             ExclusiveStartKey: exclusiveStartKey,
+            Limit: share + 1 - messages.length,
           }),
         ),
       );
       for (const item of (page.Items ?? []) as ExpiringItem[]) {
-        found.push({ messageId: item.message_id, mailId: item.mail_id, rawKey: item.raw_key, expiresAt: item.expires_at });
+        messages.push({ messageId: item.message_id, mailId: item.mail_id, rawKey: item.raw_key, expiresAt: item.expires_at });
       }
       exclusiveStartKey = page.LastEvaluatedKey;
-    } while (exclusiveStartKey);
-    return found;
+    } while (exclusiveStartKey && messages.length <= share);
+    return messages.length > share ? { messages: messages.slice(0, share), next: messages[share]! } : { messages };
   }
 
-  async delete(messageId: string): Promise<void> {
-    await guardStorage(() => this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { message_id: messageId } })));
+  /**
+   * BatchWriteItem, 25 deletes a call. Deletes DynamoDB leaves unprocessed (throttling) are sent
+   * again after a wait that doubles, with jitter; still unprocessed after 8 calls, they are a fault.
+   */
+  async deleteMany(messageIds: readonly string[]): Promise<void> {
+    for (let start = 0; start < messageIds.length; start += deleteBatchItems) {
+      let requests: Record<string, unknown>[] = messageIds
+        .slice(start, start + deleteBatchItems)
+        .map((messageId) => ({ DeleteRequest: { Key: { message_id: messageId } } }));
+      for (let attempt = 1; requests.length > 0; attempt++) {
+        if (attempt > unprocessedAttempts) {
+          throw new Unavailable(1, { cause: new Error(`${requests.length} message deletes left unprocessed after ${unprocessedAttempts} calls`) });
+        }
+        if (attempt > 1) await delay(this.unprocessedRetryMs * 2 ** (attempt - 2) * (0.5 + Math.random() / 2));
+        const { UnprocessedItems } = await guardStorage(() =>
+          this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } })),
+        );
+        requests = (UnprocessedItems?.[this.tableName] ?? []) as Record<string, unknown>[];
+      }
+    }
   }
+}
+
+/** By expiry, then id: the order the sweeper takes expired messages in. */
+function byExpiry(a: ExpiringMessage, b: ExpiringMessage): number {
+  if (a.expiresAt !== b.expiresAt) return a.expiresAt < b.expiresAt ? -1 : 1;
+  return a.messageId < b.messageId ? -1 : a.messageId > b.messageId ? 1 : 0;
 }
 
 /** The index key a page continues after: the position is the last item's `received_sort`. */

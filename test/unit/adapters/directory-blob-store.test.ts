@@ -54,6 +54,16 @@ describe('DirectoryBlobStore on disk', () => {
     expect(await readdir(root)).toEqual([]);
   });
 
+  it('removes every folder a batch delete leaves empty, its deletes running side by side', async () => {
+    const keys = Array.from({ length: 120 }, (_, n) => `mail/m${n % 4}/att/a${n}`);
+    for (const key of keys) await store.put(key, Buffer.from(key));
+    await store.put('mail/m0/raw', Buffer.from('r'));
+    await store.deleteMany(keys);
+    expect(await collectKeys(store.list(''))).toEqual(['mail/m0/raw']);
+    expect(await readdir(join(root, 'mail'))).toEqual(['m0']);
+    expect(await readdir(join(root, 'mail', 'm0'))).toEqual(['raw~blob']);
+  });
+
   it('keeps every put whole while deletes empty and remove the same folders', async () => {
     const rounds = Array.from({ length: 200 }, (_, n) => n);
     await Promise.all(rounds.map(async (n) => {

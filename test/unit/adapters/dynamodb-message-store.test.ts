@@ -1,5 +1,5 @@
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { DynamoDbMessageStore, expiryPartition, expiryShards } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
@@ -123,14 +123,50 @@ describe('DynamoDbMessageStore for the sweeper', () => {
       .resolvesOnce({ Items: [keys(1, 3)], LastEvaluatedKey: { message_id: 'msg_1', expiry_hour: '2026-11-22T12#3', expires_at: 'x' } })
       .resolvesOnce({ Items: [keys(2, 3)] });
     dynamo.on(QueryCommand, { ExpressionAttributeValues: { ':partition': '2026-11-22T13#15' } }).resolves({ Items: [keys(3, 15)] });
-    const found = await store.expiring(new Date('2026-11-22T12:00:00.000Z'), new Date('2026-11-22T13:30:00.000Z'));
+    const { messages: found, moreFrom } = await store.expiring(new Date('2026-11-22T12:00:00.000Z'), new Date('2026-11-22T13:30:00.000Z'), 1_000);
     expect(found.map((message) => message.messageId).sort()).toEqual(['msg_1', 'msg_2', 'msg_3']);
     expect(found[0]).toEqual({ messageId: 'msg_1', mailId: 'mail_1', rawKey: 'mail/mail_1/raw', expiresAt: '2026-11-22T12:15:00.000Z' });
+    expect(moreFrom).toBeUndefined();
     const partitions = dynamo.commandCalls(QueryCommand).map((call) => partitionOf(call.args[0].input));
     const expected = ['2026-11-22T12', '2026-11-22T13'].flatMap((hour) => Array.from({ length: expiryShards }, (_, shard) => `${hour}#${shard}`));
     expect(new Set(partitions)).toEqual(new Set(expected));
     // Shard 3 of 12h was read twice (a continuation), every other partition once.
     expect(partitions).toHaveLength(expected.length + 1);
+  });
+
+  it('reads at most the limit, each shard its share and one more, and says from when the rest expires', async () => {
+    const at = (minute: number) => `2026-11-22T12:${String(minute).padStart(2, '0')}:00.000Z`;
+    const entry = (n: number, shard: number, minute: number) => ({ ...keys(n, shard), expires_at: at(minute) });
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    // Limit 20 over 16 shards: a share of 2 each, asked as 3 to learn whether a shard holds more.
+    // Shard 0 does: it gives its 2 oldest, and its third says from when the rest expires.
+    dynamo
+      .on(QueryCommand, { ExpressionAttributeValues: { ':partition': '2026-11-22T12#0' } })
+      .resolves({ Items: [entry(1, 0, 5), entry(2, 0, 6), entry(4, 0, 7)], LastEvaluatedKey: { message_id: 'msg_4', expiry_hour: '2026-11-22T12#0', expires_at: at(7) } });
+    // Shard 1 holds exactly its share: the position DynamoDB hands back at the limit is no sign of more.
+    dynamo
+      .on(QueryCommand, { ExpressionAttributeValues: { ':partition': '2026-11-22T12#1' } })
+      .resolvesOnce({ Items: [entry(3, 1, 1), entry(5, 1, 2)], LastEvaluatedKey: { message_id: 'msg_5', expiry_hour: '2026-11-22T12#1', expires_at: at(2) } })
+      .resolvesOnce({ Items: [] });
+    const { messages, moreFrom } = await store.expiring(new Date(at(0)), new Date('2026-11-22T13:30:00.000Z'), 20);
+    expect(messages.map((message) => message.messageId)).toEqual(['msg_3', 'msg_5', 'msg_1', 'msg_2']);
+    // The next hour was not read: the window goes on from shard 0's held-back message.
+    expect(moreFrom).toBe(at(7));
+    const calls = dynamo.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(calls).toHaveLength(expiryShards + 1);
+    expect(calls.map((input) => input.Limit)).toEqual([...Array<number>(expiryShards).fill(3), 1]);
+  });
+
+  it('returns the oldest of what it read when the shards together hold more than the limit', async () => {
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    for (const shard of [4, 9]) {
+      dynamo.on(QueryCommand, { ExpressionAttributeValues: { ':partition': `2026-11-22T12#${shard}` } }).resolves({
+        Items: [{ ...keys(shard, shard), expires_at: `2026-11-22T12:0${shard}:00.000Z` }],
+      });
+    }
+    const { messages, moreFrom } = await store.expiring(new Date('2026-11-22T12:00:00.000Z'), new Date('2026-11-22T12:30:00.000Z'), 1);
+    expect(messages.map((message) => message.messageId)).toEqual(['msg_4']);
+    expect(moreFrom).toBe('2026-11-22T12:09:00.000Z');
   });
 
   it('spreads the messages of one hour over all 16 shards, each message always into the same one', () => {
@@ -141,6 +177,39 @@ describe('DynamoDbMessageStore for the sweeper', () => {
     for (const count of counts.values()) expect(count).toBeGreaterThan(1_000 / expiryShards / 2);
     expect(expiryPartition('2026-11-22T12:15:00.000Z', 'msg_abc')).toBe(expiryPartition('2026-11-22T12:59:00.000Z', 'msg_abc'));
     expect(expiryPartition('2026-11-22T12:15:00.000Z', 'msg_abc')).toMatch(/^2026-11-22T12#([0-9]|1[0-5])$/);
+  });
+});
+
+describe('DynamoDbMessageStore deleting expired messages', () => {
+  const sweeping = new DynamoDbMessageStore(client, 'messages', { unprocessedRetryMs: 1 });
+  const ids = (count: number) => Array.from({ length: count }, (_, n) => `msg_${n}`);
+  const deletes = (messageIds: string[]) => messageIds.map((id) => ({ DeleteRequest: { Key: { message_id: id } } }));
+  const sent = () => dynamo.commandCalls(BatchWriteCommand).map((call) => call.args[0].input.RequestItems!.messages);
+
+  it('deletes 25 messages a call, the last call taking the rest', async () => {
+    dynamo.on(BatchWriteCommand).resolves({});
+    await sweeping.deleteMany(ids(60));
+    expect(sent()).toEqual([deletes(ids(60).slice(0, 25)), deletes(ids(60).slice(25, 50)), deletes(ids(60).slice(50))]);
+  });
+
+  it('sends again what DynamoDB left unprocessed, until none is left', async () => {
+    const left = deletes(['msg_3', 'msg_7']);
+    dynamo
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: { messages: left } })
+      .resolvesOnce({ UnprocessedItems: { messages: left.slice(1) } })
+      .resolves({});
+    await sweeping.deleteMany(ids(10));
+    expect(sent()).toEqual([deletes(ids(10)), left, left.slice(1)]);
+  });
+
+  it('throws when deletes stay unprocessed after 8 calls, and a throttled call as 503 Unavailable', async () => {
+    dynamo.on(BatchWriteCommand).resolves({ UnprocessedItems: { messages: deletes(['msg_1']) } });
+    await expect(sweeping.deleteMany(ids(2))).rejects.toBeInstanceOf(Unavailable);
+    expect(sent()).toHaveLength(8);
+    dynamo.reset();
+    dynamo.on(BatchWriteCommand).rejects(new DynamoDBServiceException({ name: 'ThrottlingException', message: 'slow down', $fault: 'client', $metadata: {} }));
+    await expect(sweeping.deleteMany(ids(2))).rejects.toBeInstanceOf(Unavailable);
   });
 });
 

@@ -3,6 +3,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   NoSuchBucket,
@@ -14,7 +15,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { partBytes, S3BlobStore } from '../../../lambdas/adapters/blobs/s3-blob-store';
-import { Unavailable } from '../../../lambdas/core/errors';
+import { BlobsNotDeleted, Unavailable } from '../../../lambdas/core/errors';
 import { startFauxqs, type RunningFauxqs } from '../../../local/fauxqs-thread';
 import { collectKeys, describeBlobStoreContract, randomStream } from '../../support/blob-store-contract';
 
@@ -41,7 +42,7 @@ describe('S3BlobStore against fauxqs', () => {
       // The emulator dates objects by this process's clock, as S3 by its own.
       now: () => new Date(),
       cleanup: async () => {
-        for (const key of await collectKeys(store.list(''))) await store.delete(key);
+        await store.deleteMany(await collectKeys(store.list('')));
       },
     };
   });
@@ -94,14 +95,63 @@ describe('S3BlobStore with injected faults', () => {
 
   it('lists across pages with the continuation token', async () => {
     s3.on(ListObjectsV2Command)
-      .resolvesOnce({ Contents: [{ Key: 'blobs/att/em_1/0' }], IsTruncated: true, NextContinuationToken: 'page-2' })
-      .resolvesOnce({ Contents: [{ Key: 'blobs/att/em_1/1' }], IsTruncated: false });
+      .resolvesOnce({ Contents: [{ Key: 'blobs/att/em_1/0', LastModified: new Date() }], IsTruncated: true, NextContinuationToken: 'page-2' })
+      .resolvesOnce({ Contents: [{ Key: 'blobs/att/em_1/1', LastModified: new Date() }], IsTruncated: false });
     expect(await collectKeys(store.list('att/em_1/'))).toEqual(['att/em_1/0', 'att/em_1/1']);
     const inputs = s3.commandCalls(ListObjectsV2Command).map((call) => call.args[0].input);
     expect(inputs).toEqual([
       expect.objectContaining({ Prefix: 'blobs/att/em_1/', ContinuationToken: undefined }),
       expect.objectContaining({ Prefix: 'blobs/att/em_1/', ContinuationToken: 'page-2' }),
     ]);
+  });
+
+  it('lists after a given key, and stops fetching pages once the reader stops', async () => {
+    const written = new Date('2026-11-22T12:00:00.000Z');
+    s3.on(ListObjectsV2Command)
+      .resolvesOnce({ Contents: [{ Key: 'blobs/mail/2', LastModified: written }, { Key: 'blobs/mail/3', LastModified: written }], IsTruncated: true, NextContinuationToken: 'page-2' })
+      .resolvesOnce({ Contents: [{ Key: 'blobs/mail/4', LastModified: written }], IsTruncated: false });
+    for await (const blob of store.list('mail/', { startAfter: 'mail/1' })) {
+      expect(blob).toEqual({ key: 'mail/2', written });
+      break;
+    }
+    const inputs = s3.commandCalls(ListObjectsV2Command).map((call) => call.args[0].input);
+    expect(inputs).toEqual([expect.objectContaining({ Prefix: 'blobs/mail/', StartAfter: 'blobs/mail/1' })]);
+  });
+
+  it('deletes many blobs 1,000 keys a call, quietly', async () => {
+    s3.on(DeleteObjectsCommand).resolves({});
+    const keys = Array.from({ length: 2_500 }, (_, n) => `mail/m${n}/raw`);
+    await store.deleteMany(keys);
+    const inputs = s3.commandCalls(DeleteObjectsCommand).map((call) => call.args[0].input);
+    expect(inputs.map((input) => input.Delete!.Objects!.length)).toEqual([1_000, 1_000, 500]);
+    expect(inputs.flatMap((input) => input.Delete!.Objects!.map((object) => object.Key))).toEqual(keys.map((key) => `blobs/${key}`));
+    for (const input of inputs) expect(input).toMatchObject({ Bucket: 'blobs-bucket', Delete: { Quiet: true } });
+  });
+
+  it('throws the keys S3 refused one by one, with its codes, after deleting the rest', async () => {
+    s3.on(DeleteObjectsCommand)
+      .resolvesOnce({ Errors: [{ Key: 'blobs/inbound/ses-2', Code: 'AccessDenied', Message: 'Access Denied' }] })
+      .resolvesOnce({ Errors: [{ Key: 'blobs/inbound/ses-1500', Code: 'InternalError', Message: 'try again' }] });
+    const keys = Array.from({ length: 1_501 }, (_, n) => `inbound/ses-${n}`);
+    const failure = await store.deleteMany(keys).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(BlobsNotDeleted);
+    expect((failure as BlobsNotDeleted).failures).toEqual([
+      { key: 'inbound/ses-2', reason: 'AccessDenied' },
+      { key: 'inbound/ses-1500', reason: 'InternalError' },
+    ]);
+    expect((failure as BlobsNotDeleted).cause).toBeUndefined();
+    expect(s3.commandCalls(DeleteObjectsCommand)).toHaveLength(2);
+  });
+
+  it('counts every key of a call that failed as a whole as left, and goes on with the next call', async () => {
+    s3.on(DeleteObjectsCommand).rejectsOnce(failure('SlowDown', 503)).resolves({});
+    const keys = Array.from({ length: 1_200 }, (_, n) => `mail/m${n}/raw`);
+    const thrown = (await store.deleteMany(keys).catch((error: unknown) => error)) as BlobsNotDeleted;
+    expect(thrown).toBeInstanceOf(BlobsNotDeleted);
+    expect(thrown.failures).toHaveLength(1_000);
+    expect(thrown.failures[0]).toEqual({ key: 'mail/m0/raw', reason: 'Unavailable' });
+    expect(thrown.cause).toBeInstanceOf(Unavailable);
+    expect(s3.commandCalls(DeleteObjectsCommand)).toHaveLength(2);
   });
 
   it('uploads a stream longer than one part in 8 MiB parts', async () => {

@@ -14,8 +14,8 @@ function memoryMessages(): MessageStore & { items: Map<string, MessageRecord> } 
     },
     get: async (messageId) => items.get(messageId),
     listByEmail: async () => ({ items: [] }),
-    expiring: async () => [],
-    delete: async (messageId) => void items.delete(messageId),
+    expiring: async () => ({ messages: [] }),
+    deleteMany: async (messageIds) => messageIds.forEach((messageId) => items.delete(messageId)),
   };
 }
 

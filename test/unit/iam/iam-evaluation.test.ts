@@ -237,6 +237,13 @@ describe('callFromCommand', () => {
     expect(mapped('S3', 'AbortMultipartUploadCommand', { Bucket: 'mail', Key: 'k' })).toEqual([['s3:AbortMultipartUpload', 'arn:aws:s3:::mail/k']]);
   });
 
+  it('maps a DeleteObjects to s3:DeleteObject on each of its keys, as S3 authorizes it', () => {
+    expect(mapped('S3', 'DeleteObjectsCommand', { Bucket: 'mail', Delete: { Objects: [{ Key: 'mail/m1/text' }, { Key: 'inbound/x' }] } })).toEqual([
+      ['s3:DeleteObject', 'arn:aws:s3:::mail/mail/m1/text'],
+      ['s3:DeleteObject', 'arn:aws:s3:::mail/inbound/x'],
+    ]);
+  });
+
   it('maps SQS, Secrets Manager, SES, CloudFormation and Lambda', () => {
     expect(mapped('SQS', 'ReceiveMessageCommand', { QueueUrl: 'http://127.0.0.1:4566/000000000000/dead' })).toEqual([
       ['sqs:ReceiveMessage', 'arn:aws:sqs:eu-west-1:111122223333:dead'],

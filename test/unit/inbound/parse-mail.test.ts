@@ -16,6 +16,7 @@ function readingBlobs(): BlobStore & { keys: string[] } {
     },
     get: async () => undefined,
     delete: async () => undefined,
+    deleteMany: async () => undefined,
     async *list() {},
   };
 }

@@ -2,11 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, GetItemCommand, ListTagsOfResourceCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetBucketAclCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetBucketAclCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendEmailCommand, SESClient } from '@aws-sdk/client-ses';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DirectoryBlobStore } from '../../../../lambdas/adapters/blobs/directory-blob-store';
+import { S3BlobStore } from '../../../../lambdas/adapters/blobs/s3-blob-store';
+import { BlobsNotDeleted } from '../../../../lambdas/core/errors';
 import { loadFunctionRoles, TemplateResolver, type Template } from '../../../../local/iam';
 import { startLocalDynamoDb, type LocalDynamoDb } from '../../../../local/local-dynamodb';
 import { startFunctionEndpoint, type EvaluatedCall, type FunctionEndpoint } from '../../../../local/stack/aws-endpoints';
@@ -56,6 +58,7 @@ const template: Template = {
           Statement: [
             { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: { 'Fn::GetAtt': ['Accounts', 'Arn'] } },
             { Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/mail/*']] } },
+            { Effect: 'Allow', Action: 's3:DeleteObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': ['Mail', 'Arn'] }, '/mail/old/*']] } },
             { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Cursor' } },
             { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [{ 'Fn::GetAtt': ['Dead', 'Arn'] }, { 'Fn::GetAtt': ['Closed', 'Arn'] }] },
           ],
@@ -86,6 +89,7 @@ const fn: StackFunction = {
 
 let dynamodb: LocalDynamoDb;
 let blobRoot: string;
+let blobs: DirectoryBlobStore;
 let endpoint: FunctionEndpoint;
 let queues: StackQueues;
 const calls: EvaluatedCall[] = [];
@@ -113,10 +117,11 @@ beforeAll(async () => {
   await admin.send(new PutItemCommand({ TableName: 'accounts', Item: { pk: { S: 'a1' }, plan: { S: 'free' } } }));
   admin.destroy();
   blobRoot = await mkdtemp(join(tmpdir(), 'tempmail-endpoint-'));
-  const blobs = new DirectoryBlobStore(blobRoot);
+  blobs = new DirectoryBlobStore(blobRoot);
   await blobs.put('mail/m1', Buffer.from('stored mail'));
   await blobs.put('inbound/raw1', Buffer.from('raw mail'));
   await blobs.put('mail/sealed1', Buffer.from('sealed mail'));
+  for (const key of ['mail/old/1', 'mail/old/2', 'mail/young/3']) await blobs.put(key, Buffer.from(key));
   const secrets = new Map([[role.environment.SECRET!, 'the-cursor-secret']]);
   queues = await startQueues(stackQueues(template));
   endpoint = await startFunctionEndpoint(
@@ -181,6 +186,28 @@ describe('a function’s AWS endpoint under start:stack', () => {
       ['s3:GetObject', 'denied'],
       ['s3:PutObject', 'denied'],
     ]);
+  });
+
+  it('judges a batch delete key by key, as S3 does: the allowed keys go, a refused one is answered AccessDenied in the result', async () => {
+    const s3 = client(S3Client);
+    const answer = await s3.send(
+      new DeleteObjectsCommand({ Bucket: 'mail-bucket', Delete: { Objects: [{ Key: 'mail/old/1' }, { Key: 'mail/young/3' }, { Key: 'mail/old/2' }, { Key: 'mail/old/none' }] } }),
+    );
+    expect(answer.Deleted?.map((deleted) => deleted.Key)).toEqual(['mail/old/1', 'mail/old/2', 'mail/old/none']);
+    expect(answer.Errors).toEqual([expect.objectContaining({ Key: 'mail/young/3', Code: 'AccessDenied' })]);
+    expect(calls.map((call) => [call.action, call.resource.replace('arn:aws:s3:::mail-bucket/', ''), call.decision])).toEqual([
+      ['s3:DeleteObject', 'mail/old/1', 'allowed'],
+      ['s3:DeleteObject', 'mail/young/3', 'denied'],
+      ['s3:DeleteObject', 'mail/old/2', 'allowed'],
+      ['s3:DeleteObject', 'mail/old/none', 'allowed'],
+    ]);
+    // The service's own adapter reads the refusal as a failure of that key, never as done.
+    const failure = await new S3BlobStore(s3, 'mail-bucket').deleteMany(['mail/young/3']).catch((error: unknown) => error);
+    expect(failure).toEqual(new BlobsNotDeleted([{ key: 'mail/young/3', reason: 'AccessDenied' }]));
+    const kept = await blobs.get('mail/young/3');
+    if (kept && !kept.notModified) kept.body.destroy();
+    expect(kept).toMatchObject({ size: 'mail/young/3'.length });
+    expect(await blobs.get('mail/old/1')).toBeUndefined();
   });
 
   it('fails a call it cannot map (an unknown command, operation or service) with 500, never passing it on', async () => {
