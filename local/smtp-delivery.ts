@@ -5,7 +5,7 @@ import type { BlobServices } from '../lambdas/composition/services';
 import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
-import { activeRecipient } from '../lambdas/core/recipients';
+import { activeRecipient, RecipientMemory } from '../lambdas/core/recipients';
 import { ingestMail } from '../lambdas/inbound/ingest-mail';
 import { mimeLimits } from '../lambdas/inbound/parse-mail';
 import { asFunction } from './iam/recording';
@@ -22,11 +22,13 @@ class MessageTooLarge extends Error {}
  * for a mail stored in part.
  */
 export function smtpDelivery(services: BlobServices) {
+  // The intake's lookups read an address or a domain once, not with every mail (core/recipients.ts).
+  const recipientMemory = new RecipientMemory(services.clock);
   return {
     async acceptRecipient(address: string): Promise<EmailRecord> {
       let found: Awaited<ReturnType<typeof activeRecipient>>;
       try {
-        found = await asFunction('lambdas/inbound/recipient-filter.ts', activeRecipient)(address, services);
+        found = await asFunction('lambdas/inbound/recipient-filter.ts', activeRecipient)(address, { ...services, recipientMemory });
       } catch (error) {
         // Not knowing is not "no such mailbox": a permanent 550 would make the sender bounce the mail.
         services.logger.error('recipient not looked up', { error: (error as Error).name });
@@ -54,7 +56,7 @@ export function smtpDelivery(services: BlobServices) {
         // The same bytes sent again (a sender's retry after 451) are the same mail: one message per address.
         const identity = `sha256:${digest.digest('hex')}`;
         // The recipients were looked up at RCPT TO moments ago: ingest only checks they are still active.
-        await asFunction('lambdas/inbound/ses-parser.ts', ingestMail)({ mailId, rawKey, recipients, receivedAt, identity, refusable: true, knownRecipients: accepted }, services);
+        await asFunction('lambdas/inbound/ses-parser.ts', ingestMail)({ mailId, rawKey, recipients, receivedAt, identity, refusable: true, knownRecipients: accepted }, { ...services, recipientMemory });
       } catch (error) {
         if (error instanceof MailRefused) {
           services.logger.warn('mail refused for good', { mail_id: mailId, reason: error.reason });

@@ -2,6 +2,7 @@ import type { Clock } from './clock';
 import { isActive } from './emails';
 import { deliveredMessageId } from './ids';
 import type { DeliveryReads, EmailRecord, MessageRecord, MessageStore } from './mail-ports';
+import type { RecipientMemory } from './recipients';
 
 export interface DeliveryDeps {
   messages: MessageStore;
@@ -9,6 +10,8 @@ export interface DeliveryDeps {
   clock: Clock;
   /** Message lifetime: also the length of a delivery window. */
   messageTtlSeconds: number;
+  /** Learns what this read finds of each domain, so that the next RCPT TO answers from it. */
+  recipientMemory?: RecipientMemory;
 }
 
 /** A message as the ingest builds it, before the delivery decides its id. */
@@ -53,10 +56,9 @@ export async function planDeliveries(
     earlierId: deliveredMessageId(mailIdentity, email.emailId, window - 1),
     messageId: deliveredMessageId(mailIdentity, email.emailId, window),
   }));
-  const found = await deps.deliveryReads.read({
-    domains: current.map((email) => email.domain),
-    messageIds: ids.flatMap(({ earlierId, messageId }) => [earlierId, messageId]),
-  });
+  const domains = [...new Set(current.map((email) => email.domain))];
+  const found = await deps.deliveryReads.read({ domains, messageIds: ids.flatMap(({ earlierId, messageId }) => [earlierId, messageId]) });
+  for (const domain of domains) deps.recipientMemory?.noteDomain(domain, found.domains.get(domain)?.receiveEnabled === true);
   const live = (id: string) => {
     const copy = found.messages.get(id);
     return copy !== undefined && Date.parse(copy.expiresAt) > now.getTime();
