@@ -35,7 +35,7 @@ export interface PlannedDelivery {
  * mail's identity, the email and the window of receipt. A copy that is still live was received
  * in this window or the one before (anything older has expired), so one consistent read of both
  * windows' ids and one conditional write of this window's (`deliverOnce`, for a copy written
- * concurrently) decide it; a mail found already delivered to every address is not parsed again. The
+ * concurrently) decide it; a mail found already delivered to every address writes nothing. The
  * same read takes each recipient's domain again (an operator may have disabled it since RCPT TO),
  * and each reservation is checked against the clock: only these can change for a known address.
  *
