@@ -4,7 +4,7 @@ import { MailRefused } from '../core/errors';
 import { deliverOnce, planDeliveries, type UndeliveredMessage } from '../core/deliveries';
 import type { Logger } from '../core/logger';
 import type { AttachmentRecord, BlobStore, EmailRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
-import { activeRecipients, type RecipientDeps } from '../core/recipients';
+import { registeredRecipients, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
 import { mimeLimits, parseMail, type ParsedMail } from './parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
@@ -71,8 +71,8 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     deps.logger.warn('mail expired before ingest', { mail_id: mail.mailId, ...countMetric('MailExpiredBeforeIngest', deps.clock.now()) });
     return { messageIds: [] };
   }
-  const candidates = mail.knownRecipients ?? (await activeRecipients(mail.recipients, deps));
-  // One read: each domain again (it may have been disabled meanwhile) and any live earlier copy (exactly once per address).
+  const candidates = mail.knownRecipients ?? (await registeredRecipients(mail.recipients, deps));
+  // One read: each domain again (it may have been disabled meanwhile), each email not yet read, and any live earlier copy (exactly once per address).
   const planned = await planDeliveries(candidates, mail.identity, mail.receivedAt, deps);
   if (planned.length === 0 || planned.every(({ delivered }) => delivered)) {
     // Parsed on arrival for nothing: its attachments go now rather than with the sweeper.

@@ -1,4 +1,6 @@
 import { domainMemoryMs } from '../../lambdas/core/recipients';
+import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
+import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { startTestService, type TestService } from '../support/local-service';
 import { dynamoDbCalls } from '../support/dynamodb-calls';
 import { json } from '../support/json';
@@ -93,5 +95,23 @@ describe('the call budget of a received mail over SMTP', () => {
     }
     const listing = await json(await service.request(`/v1/emails/${email.id}/messages`, { key: apiKey }));
     expect(listing.data).toEqual([]);
+  });
+});
+
+describe('the call budget of a received mail in AWS (the SES parser)', () => {
+  it('reads the registry, then the domain, the email and any live earlier copy together, and writes one message item: 3 calls; 2 for an address the instance has seen', async () => {
+    const address = (await json(await service.createEmail(apiKey, { local_part: 'call-budget-ses' }))).data.address;
+    const parse = createSesParser(() => service.runtime.services);
+    const receive = async (sesId: string) => {
+      await service.runtime.services.blobs.put(`${sesRawPrefix}${sesId}`, Buffer.from(`Subject: ${sesId}\r\n\r\nhello\r\n`));
+      calls.take();
+      const { messageIds } = await parse({
+        Records: [{ ses: { mail: { messageId: sesId, timestamp: service.clock.now().toISOString() }, receipt: { recipients: [address] } } }],
+      });
+      expect(messageIds).toHaveLength(1);
+      return calls.take();
+    };
+    expect(await receive('budget-ses-0001')).toEqual({ BatchGetItemCommand: 2, PutItemCommand: 1 });
+    expect(await receive('budget-ses-0002')).toEqual({ BatchGetItemCommand: 1, PutItemCommand: 1 });
   });
 });

@@ -22,6 +22,7 @@ function storage() {
       return {
         domains: new Map((keys.domains ?? []).map((domain) => [domain, { domain, createEnabled: true, receiveEnabled: true }])),
         emailIds: new Map((keys.addresses ?? []).map((address) => [address, `eml_${address.slice(1, address.indexOf('@'))}`])),
+        emails: new Map(),
         messages: new Map(),
       };
     },
