@@ -3,10 +3,14 @@
  * reference measured in the same run, rounds interleaved (ours, reference, ours, …) so that
  * background load touches both alike. Prints one table and writes `bench/results.json`.
  *
- *   npm run bench                 # BENCH_ROUNDS (default 3) rounds of everything
+ *   npm run bench                                  # BENCH_ROUNDS (default 3) rounds of everything
+ *   npm run bench -- --only ingest,stages          # only these parts (ingest, api, create, calls, stages, bundles, memory)
+ *   npm run bench -- --only ingest --corpus sign-up,newsletter # only the ingest cases whose corpus name contains one of these
+ *
+ * A partial run prints its tables and writes `bench/results.partial.json`, never the full run's file.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadCreate, loadUrl, startBareHttp, storageFloor, type Throughput } from './api-throughput';
 import { measureCallBudget } from './call-budget';
@@ -20,6 +24,23 @@ import { createTransport } from 'nodemailer';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3) || 3;
 const loadSeconds = Number(process.env.BENCH_LOAD_SECONDS ?? 3) || 3;
+
+const parts = ['ingest', 'api', 'create', 'calls', 'stages', 'bundles', 'memory'] as const;
+type Part = (typeof parts)[number];
+
+/** The parts this run measures (`--only a,b`) and the ingest corpora it keeps (`--corpus text`): everything by default. */
+function selection(args: string[]): { only: ReadonlySet<Part>; partial: boolean; corpus?: string } {
+  const value = (flag: string) => {
+    const index = args.indexOf(flag);
+    return index >= 0 ? args[index + 1] : undefined;
+  };
+  const only = value('--only')?.split(',').map((part) => part.trim());
+  const unknown = only?.filter((part) => !(parts as readonly string[]).includes(part)) ?? [];
+  if (unknown.length > 0) throw new Error(`unknown bench part ${unknown.join(', ')}: choose among ${parts.join(', ')}`);
+  const corpus = value('--corpus');
+  return { only: new Set((only ?? parts) as Part[]), partial: only !== undefined || corpus !== undefined, ...(corpus ? { corpus } : {}) };
+}
+const selected = selection(process.argv.slice(2));
 
 const ingestCases: { corpus: () => Corpus; connections: number }[] = [
   { corpus: () => signupCorpus(300), connections: 8 },
@@ -52,6 +73,7 @@ async function benchIngest(ours: IngestTarget, maildev: IngestTarget): Promise<I
   const results: IngestResult[] = [];
   for (const { corpus: makeCorpus, connections } of ingestCases) {
     const corpus = makeCorpus();
+    if (selected.corpus && !selected.corpus.split(',').some((name) => corpus.name.includes(name))) continue;
     const samples: Record<'ours' | 'maildev', IngestRound[]> = { ours: [], maildev: [] };
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? (['ours', 'maildev'] as const) : (['maildev', 'ours'] as const);
@@ -155,77 +177,105 @@ async function benchCreate(ours: OurService) {
 
 function printTable(results: any): void {
   const lines: string[] = [];
-  lines.push(`tempmail bench: ${results.machine.cpus} cores, Node ${results.machine.node}, ${rounds} interleaved rounds; median (min–max)`);
-  lines.push('');
-  lines.push('| ingest | conns | ours msg/s listed | MailDev msg/s listed | ratio | ours 250/s | MailDev 250/s | ours p99 listed ms | MailDev p99 listed ms |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-  for (const row of results.ingest as IngestResult[]) {
-    lines.push(
-      `| ${row.corpus} ×${row.mails} | ${row.connections} | ${formatSpread(row.ours.messagesPerSecond)} | ${formatSpread(row.maildev.messagesPerSecond)} | ${row.ratio.toFixed(2)} | ${formatSpread(row.ours.acceptedPerSecond)} | ${formatSpread(row.maildev.acceptedPerSecond)} | ${formatSpread(row.ours.p99ListedMs, 0)} | ${formatSpread(row.maildev.p99ListedMs, 0)} |`,
-    );
+  lines.push(
+    `tempmail bench: ${results.machine.cpus} cores, Node ${results.machine.node}, ${rounds} interleaved rounds; median (min–max); ` +
+      `load average ${results.machine.loadAverageAtStart.toFixed(1)} at the start, ${results.machine.loadAverageAtEnd.toFixed(1)} at the end`,
+  );
+  if (results.ingest) {
+    lines.push('');
+    lines.push('| ingest | conns | ours msg/s listed | MailDev msg/s listed | ratio | ours 250/s | MailDev 250/s | ours p99 listed ms | MailDev p99 listed ms |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const row of results.ingest as IngestResult[]) {
+      lines.push(
+        `| ${row.corpus} ×${row.mails} | ${row.connections} | ${formatSpread(row.ours.messagesPerSecond)} | ${formatSpread(row.maildev.messagesPerSecond)} | ${row.ratio.toFixed(2)} | ${formatSpread(row.ours.acceptedPerSecond)} | ${formatSpread(row.maildev.acceptedPerSecond)} | ${formatSpread(row.ours.p99ListedMs, 0)} | ${formatSpread(row.maildev.p99ListedMs, 0)} |`,
+      );
+    }
   }
-  lines.push('');
-  lines.push('| API read | conns | ours req/s | floor req/s | ratio to floor | bare http req/s | ours p50 / p99 ms | floor p99 ms | DynamoDB calls |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
-  for (const row of results.api) {
-    const calls = results.callBudget[row.name.startsWith('GET /v1/emails/{id}/messages') ? 'listMessages' : 'getEmail'];
-    lines.push(
-      `| ${row.name} | ${row.connections} | ${formatSpread(row.ours.requestsPerSecond, 0)} | ${formatSpread(row.floor.requestsPerSecond, 0)} | ${row.ratioToFloor.toFixed(2)} | ${formatSpread(row.bare.requestsPerSecond, 0)} | ${row.ours.p50.median.toFixed(1)} / ${row.ours.p99.median.toFixed(1)} | ${row.floor.p99.median.toFixed(1)} | ${Object.entries(calls).map(([name, count]) => `${name} ${count}`).join(', ')} |`,
-    );
+  if (results.api) {
+    lines.push('');
+    lines.push('| API read | conns | ours req/s | floor req/s | ratio to floor | bare http req/s | ours p50 / p99 ms | floor p99 ms | DynamoDB calls |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
+    for (const row of results.api) {
+      const calls = results.callBudget?.[row.name.startsWith('GET /v1/emails/{id}/messages') ? 'listMessages' : 'getEmail'] ?? {};
+      lines.push(
+        `| ${row.name} | ${row.connections} | ${formatSpread(row.ours.requestsPerSecond, 0)} | ${formatSpread(row.floor.requestsPerSecond, 0)} | ${row.ratioToFloor.toFixed(2)} | ${formatSpread(row.bare.requestsPerSecond, 0)} | ${row.ours.p50.median.toFixed(1)} / ${row.ours.p99.median.toFixed(1)} | ${row.floor.p99.median.toFixed(1)} | ${Object.entries(calls).map(([name, count]) => `${name} ${count}`).join(', ')} |`,
+      );
+    }
   }
-  lines.push('');
-  lines.push('| create | conns | req/s | p50 ms | p99 ms |');
-  lines.push('|---|---:|---:|---:|---:|');
-  for (const row of results.create) {
-    lines.push(`| POST /v1/emails, ${row.mode === 'fresh' ? 'fresh key' : 'exact replay'} | ${row.connections} | ${formatSpread(row.requestsPerSecond, 0)} | ${row.p50.median.toFixed(1)} | ${row.p99.median.toFixed(1)} |`);
+  if (results.create) {
+    lines.push('');
+    lines.push('| create | conns | req/s | p50 ms | p99 ms |');
+    lines.push('|---|---:|---:|---:|---:|');
+    for (const row of results.create) {
+      lines.push(`| POST /v1/emails, ${row.mode === 'fresh' ? 'fresh key' : 'exact replay'} | ${row.connections} | ${formatSpread(row.requestsPerSecond, 0)} | ${row.p50.median.toFixed(1)} | ${row.p99.median.toFixed(1)} |`);
+    }
   }
-  lines.push(`DynamoDB calls per received mail (one address, SMTP): ${Object.entries(results.callBudget.receiveMail).map(([name, count]) => `${name} ${count}`).join(', ')} (budget 4)`);
-  lines.push('');
-  lines.push('| ingest stage, per mail at one connection | sign-up wall ms | sign-up CPU ms | newsletter wall ms | newsletter CPU ms |');
-  lines.push('|---|---:|---:|---:|---:|');
-  for (const stage of ingestStages) {
-    const [signup, newsletter] = [results.stages.signup[stage], results.stages.newsletter[stage]];
-    lines.push(`| ${stage} | ${signup.wallMs.toFixed(2)} | ${signup.cpuMs.toFixed(2)} | ${newsletter.wallMs.toFixed(2)} | ${newsletter.cpuMs.toFixed(2)} |`);
+  if (results.callBudget) {
+    lines.push(`DynamoDB calls per received mail (one address, SMTP): ${Object.entries(results.callBudget.receiveMail).map(([name, count]) => `${name} ${count}`).join(', ')} (budget 4)`);
   }
-  lines.push('');
-  const api = results.bundles.rows.filter((row: any) => row.kind === 'api');
-  const largest = Math.max(...api.map((row: any) => row.bytes)) / 1000;
-  const slowest = Math.max(...api.map((row: any) => row.importMs));
-  const slowestDeployed = Math.max(...api.map((row: any) => row.deployedImportMs));
-  lines.push(`API bundles: largest ${largest.toFixed(1)} KB (target < 800), slowest cold import ${slowest.toFixed(1)} ms, ${slowestDeployed.toFixed(1)} ms with source maps (target < 100)`);
-  lines.push(`Parser peak RSS on a 25 MB attachment: ${results.ingestMemory.streamMb.toFixed(1)} MB (buffering reference ${results.ingestMemory.bufferMb.toFixed(1)} MB; target < 300)`);
+  if (results.stages) {
+    lines.push('');
+    lines.push('| ingest stage, per mail at one connection | sign-up wall ms | sign-up CPU ms | newsletter wall ms | newsletter CPU ms |');
+    lines.push('|---|---:|---:|---:|---:|');
+    for (const stage of ingestStages) {
+      const [signup, newsletter] = [results.stages.signup[stage], results.stages.newsletter[stage]];
+      const cpu = (figures: { cpuMs: number; mainThreadCpuMs?: number }) =>
+        `${figures.cpuMs.toFixed(2)}${figures.mainThreadCpuMs === undefined ? '' : ` (main thread ${figures.mainThreadCpuMs.toFixed(2)})`}`;
+      lines.push(`| ${stage} | ${signup.wallMs.toFixed(2)} | ${cpu(signup)} | ${newsletter.wallMs.toFixed(2)} | ${cpu(newsletter)} |`);
+    }
+  }
+  if (results.bundles) {
+    lines.push('');
+    const api = results.bundles.rows.filter((row: any) => row.kind === 'api');
+    const largest = Math.max(...api.map((row: any) => row.bytes)) / 1000;
+    const slowest = Math.max(...api.map((row: any) => row.importMs));
+    const slowestDeployed = Math.max(...api.map((row: any) => row.deployedImportMs));
+    lines.push(`API bundles: largest ${largest.toFixed(1)} KB (target < 800), slowest cold import ${slowest.toFixed(1)} ms, ${slowestDeployed.toFixed(1)} ms with source maps (target < 100)`);
+  }
+  if (results.ingestMemory) {
+    lines.push(`Parser peak RSS on a 25 MB attachment: ${results.ingestMemory.streamMb.toFixed(1)} MB (buffering reference ${results.ingestMemory.bufferMb.toFixed(1)} MB; target < 300)`);
+  }
   console.log(lines.join('\n'));
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
   const results: Record<string, unknown> = {
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadAverageAtStart: loadavg()[0] },
     rounds,
     loadSeconds,
     startedAt: new Date(started).toISOString(),
   };
-  const ours = await startOurService();
-  const maildev = await startMailDev();
-  try {
-    results.ingest = await benchIngest(ours, maildev);
-  } finally {
-    await maildev.stop();
+  const { only } = selected;
+  if (only.has('ingest') || only.has('api') || only.has('create')) {
+    const ours = await startOurService();
+    try {
+      if (only.has('ingest')) {
+        const maildev = await startMailDev();
+        try {
+          results.ingest = await benchIngest(ours, maildev);
+        } finally {
+          await maildev.stop();
+        }
+      }
+      if (only.has('api')) results.api = await benchApi(ours);
+      if (only.has('create')) results.create = await benchCreate(ours);
+    } finally {
+      await ours.stop();
+    }
   }
-  try {
-    results.api = await benchApi(ours);
-    results.create = await benchCreate(ours);
-  } finally {
-    await ours.stop();
+  if (only.has('calls') || only.has('api')) results.callBudget = await measureCallBudget();
+  if (only.has('stages')) {
+    results.stages = { signup: await measureIngestStages(signupCorpus(100)), newsletter: await measureIngestStages(newsletterCorpus(50)) };
   }
-  results.callBudget = await measureCallBudget();
-  results.stages = { signup: await measureIngestStages(signupCorpus(100)), newsletter: await measureIngestStages(newsletterCorpus(50)) };
-  results.bundles = await runScriptForJson('bench/bundle-report.ts', ['5', '--json']);
-  results.ingestMemory = await runScriptForJson('bench/ingest-peak-rss.ts', ['3', '--json']);
+  if (only.has('bundles')) results.bundles = await runScriptForJson('bench/bundle-report.ts', ['5', '--json']);
+  if (only.has('memory')) results.ingestMemory = await runScriptForJson('bench/ingest-peak-rss.ts', ['3', '--json']);
   results.seconds = (Date.now() - started) / 1000;
-  writeFileSync(join(__dirname, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  (results.machine as Record<string, unknown>).loadAverageAtEnd = loadavg()[0];
+  const file = selected.partial ? 'results.partial.json' : 'results.json';
+  writeFileSync(join(__dirname, file), `${JSON.stringify(results, null, 2)}\n`);
   printTable(results);
-  console.log(`\n${(results.seconds as number).toFixed(0)} s; figures in bench/results.json`);
+  console.log(`\n${(results.seconds as number).toFixed(0)} s; figures in bench/${file}`);
 }
 
 main().catch((error: Error) => {

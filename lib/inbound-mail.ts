@@ -74,7 +74,10 @@ export class InboundMail extends Construct {
       description: 'Stops the SES rule set unless a recipient is an active address',
       timeout: Duration.seconds(10),
     });
-    grantRecipientReads(props.storage, this.filterFunction);
+    // The recipient lookup (core/recipients.ts): one BatchGetItem of the domains and the address registry, then each matched email.
+    props.storage.grantItems(this.filterFunction, 'domains', 'BatchGetItem');
+    props.storage.grantItems(this.filterFunction, 'addresses', 'BatchGetItem');
+    props.storage.grantItems(this.filterFunction, 'emails', 'GetItem');
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
       retentionPeriod: deadLetterRetention,
@@ -99,9 +102,11 @@ export class InboundMail extends Construct {
         ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
       },
     });
-    grantRecipientReads(props.storage, this.parserFunction);
-    // The delivery's copies under both windows' ids are read in the batch that reads the domains again:
-    // a retried event delivers once, an expired one anew.
+    // The registry of the recipients in one BatchGetItem; then one more reads their domains, their emails and
+    // the delivery's copies under both windows' ids (a retried event delivers once, an expired one anew).
+    props.storage.grantItems(this.parserFunction, 'addresses', 'BatchGetItem');
+    props.storage.grantItems(this.parserFunction, 'domains', 'BatchGetItem');
+    props.storage.grantItems(this.parserFunction, 'emails', 'BatchGetItem');
     props.storage.grantItems(this.parserFunction, 'messages', 'BatchGetItem', 'PutItem');
     // A mail whose lifetime passed before its event ran is dropped with its raw copy (ingest-mail.ts).
     props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'], delete: [sesRawPrefix] });
@@ -172,16 +177,6 @@ export class InboundMail extends Construct {
     });
     return ReceiptRuleSet.fromReceiptRuleSetName(this, 'RegionRuleSet', resource.getAttString('RuleSetName'));
   }
-}
-
-/**
- * The recipient lookup both the filter and the parser make (core/recipients.ts): one BatchGetItem
- * of the domains and the address registry, then each matched email by id.
- */
-function grantRecipientReads(storage: Storage, fn: ServiceFunction): void {
-  storage.grantItems(fn, 'domains', 'BatchGetItem');
-  storage.grantItems(fn, 'addresses', 'BatchGetItem');
-  storage.grantItems(fn, 'emails', 'GetItem');
 }
 
 function acknowledge(scope: IConstruct, acknowledgement: { id: string; reason: string }): void {

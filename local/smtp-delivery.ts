@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
 import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
-import { activeRecipient } from '../lambdas/core/recipients';
-import { ingestMail } from '../lambdas/inbound/ingest-mail';
+import { activeRecipient, RecipientMemory } from '../lambdas/core/recipients';
+import { discardAttachments, ingestMail, readMail } from '../lambdas/inbound/ingest-mail';
 import { mimeLimits } from '../lambdas/inbound/parse-mail';
 import { asFunction } from './iam/recording';
 import { maxMessageBytes, smtpError } from './smtp-intake';
@@ -22,11 +22,13 @@ class MessageTooLarge extends Error {}
  * for a mail stored in part.
  */
 export function smtpDelivery(services: BlobServices) {
+  // The intake's lookups read an address or a domain once, not with every mail (core/recipients.ts).
+  const recipientMemory = new RecipientMemory(services.clock);
   return {
     async acceptRecipient(address: string): Promise<EmailRecord> {
       let found: Awaited<ReturnType<typeof activeRecipient>>;
       try {
-        found = await asFunction('lambdas/inbound/recipient-filter.ts', activeRecipient)(address, services);
+        found = await asFunction('lambdas/inbound/recipient-filter.ts', activeRecipient)(address, { ...services, recipientMemory });
       } catch (error) {
         // Not knowing is not "no such mailbox": a permanent 550 would make the sender bounce the mail.
         services.logger.error('recipient not looked up', { error: (error as Error).name });
@@ -41,20 +43,32 @@ export function smtpDelivery(services: BlobServices) {
       const mailId = newMailId(receivedAt);
       const rawKey = `mail/${mailId}/raw`;
       const digest = createHash('sha256');
-      try {
-        await services.blobs.put(rawKey, message.pipe(sizeLimit(maxMessageBytes, digest)), { contentType: 'message/rfc822' });
-      } catch (error) {
+      // The data goes to the raw copy and to the parser at once: the raw copy is not read back.
+      const [toRaw, toParser] = tee(message.pipe(sizeLimit(maxMessageBytes, digest)));
+      const [raw, parsed] = await Promise.allSettled([
+        services.blobs.put(rawKey, toRaw, { contentType: 'message/rfc822' }),
+        asFunction('lambdas/inbound/ses-parser.ts', readMail)(toParser, { blobs: services.blobs, mailId }),
+      ]);
+      if (raw.status === 'rejected') {
+        const error = raw.reason as Error;
         await drain(message);
         await services.blobs.delete(rawKey).catch(() => undefined);
+        if (parsed.status === 'fulfilled') await discardAttachments(parsed.value, services.blobs).catch(() => undefined);
         if (error instanceof MessageTooLarge) throw smtpError(552, '5.3.4 Message too big for this system');
-        services.logger.error('raw message not stored', { mail_id: mailId, error: (error as Error).name });
+        services.logger.error('raw message not stored', { mail_id: mailId, error: error.name });
         throw smtpError(451, '4.3.0 Temporary storage failure, try again later');
       }
       try {
         // The same bytes sent again (a sender's retry after 451) are the same mail: one message per address.
         const identity = `sha256:${digest.digest('hex')}`;
         // The recipients were looked up at RCPT TO moments ago: ingest only checks they are still active.
-        await asFunction('lambdas/inbound/ses-parser.ts', ingestMail)({ mailId, rawKey, recipients, receivedAt, identity, refusable: true, knownRecipients: accepted }, services);
+        // An attachment the parser could not store fails the ingest like any storage call (451).
+        if (parsed.status === 'rejected') throw parsed.reason;
+        const mail = { mailId, rawKey, recipients, receivedAt, identity, refusable: true, knownRecipients: accepted };
+        await asFunction('lambdas/inbound/ses-parser.ts', ingestMail)(
+          { ...mail, parsed: { mail: parsed.value, sizeBytes: raw.value.size } },
+          { ...services, recipientMemory },
+        );
       } catch (error) {
         if (error instanceof MailRefused) {
           services.logger.warn('mail refused for good', { mail_id: mailId, reason: error.reason });
@@ -92,6 +106,20 @@ function sizeLimit(max: number, digest: ReturnType<typeof createHash>): Transfor
       done(seen > max ? new MessageTooLarge() : null, chunk);
     },
   });
+}
+
+/**
+ * The stream as two, each carrying every byte, at the pace of the slower (the raw copy's write and
+ * the parser's attachment writes). A branch closed early (a parser stopped at a limit) is let go
+ * and the other goes on; a failure of the source (the size cap) ends both with it.
+ */
+function tee(source: Readable): [Readable, Readable] {
+  const branches: [PassThrough, PassThrough] = [new PassThrough(), new PassThrough()];
+  for (const branch of branches) source.pipe(branch);
+  source.once('error', (error) => {
+    for (const branch of branches) branch.destroy(error);
+  });
+  return branches;
 }
 
 /** Reads what is left of the SMTP data so the session can answer and go on. */

@@ -28,7 +28,7 @@ export interface Stores {
   registry: AddressRegistry;
   idempotency: IdempotencyStore;
   messages: MessageStore;
-  /** The delivery path's reads of domains, the registry and messages, made together. */
+  /** The delivery path's reads of domains, the registry, emails and messages, made together. */
   deliveryReads: DeliveryReads;
 }
 
@@ -58,6 +58,7 @@ export function createStores(config: StoresConfig): Stores {
     deliveryReads: new DynamoDbDeliveryReads(client, {
       domains: config.tableNames.domains,
       addresses: config.tableNames.addresses,
+      emails: config.tableNames.emails,
       messages: config.tableNames.messages,
     }),
   };

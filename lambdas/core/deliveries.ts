@@ -2,6 +2,7 @@ import type { Clock } from './clock';
 import { isActive } from './emails';
 import { deliveredMessageId } from './ids';
 import type { DeliveryReads, EmailRecord, MessageRecord, MessageStore } from './mail-ports';
+import type { RecipientMemory } from './recipients';
 
 export interface DeliveryDeps {
   messages: MessageStore;
@@ -9,10 +10,19 @@ export interface DeliveryDeps {
   clock: Clock;
   /** Message lifetime: also the length of a delivery window. */
   messageTtlSeconds: number;
+  /** Learns what this read finds of each domain, so that the next RCPT TO answers from it. */
+  recipientMemory?: RecipientMemory;
 }
 
 /** A message as the ingest builds it, before the delivery decides its id. */
 export type UndeliveredMessage = Omit<MessageRecord, 'messageId'>;
+
+/**
+ * A recipient of a mail: its email as looked up moments before (the SMTP intake at RCPT TO), or
+ * only the email's id and domain as the address registry gives them (the SES parser), in which
+ * case the delivery read takes the email too.
+ */
+export type DeliveryRecipient = EmailRecord | Pick<EmailRecord, 'emailId' | 'domain'>;
 
 /** One recipient's part of a mail: the id its message has or will have, and whether it is written already. */
 export interface PlannedDelivery {
@@ -32,41 +42,50 @@ export interface PlannedDelivery {
  * mail's identity, the email and the window of receipt. A copy that is still live was received
  * in this window or the one before (anything older has expired), so one consistent read of both
  * windows' ids and one conditional write of this window's (`deliverOnce`, for a copy written
- * concurrently) decide it; a mail found already delivered to every address is not parsed again. The
+ * concurrently) decide it; a mail found already delivered to every address writes nothing. The
  * same read takes each recipient's domain again (an operator may have disabled it since RCPT TO),
- * and each reservation is checked against the clock: only these can change for a known address.
+ * and the email of a recipient known only by id; each reservation is checked against the clock:
+ * only these can change for a known address.
  *
  * @example await planDeliveries(emails, 'sha256:…', receivedAt, deps) // [{ email, messageId: 'msg_…', delivered: false }]
  */
 export async function planDeliveries(
-  emails: readonly EmailRecord[],
+  recipients: readonly DeliveryRecipient[],
   mailIdentity: string,
   receivedAt: Date,
   deps: DeliveryDeps,
 ): Promise<PlannedDelivery[]> {
   const now = deps.clock.now();
-  const current = [...new Map(emails.filter((email) => isActive(email, now)).map((email) => [email.emailId, email])).values()];
+  const current = [...new Map(recipients.filter((r) => !isRecord(r) || isActive(r, now)).map((r) => [r.emailId, r])).values()];
   if (current.length === 0) return [];
   const window = Math.floor(receivedAt.getTime() / (deps.messageTtlSeconds * 1000));
-  const ids = current.map((email) => ({
-    email,
-    earlierId: deliveredMessageId(mailIdentity, email.emailId, window - 1),
-    messageId: deliveredMessageId(mailIdentity, email.emailId, window),
+  const ids = current.map((recipient) => ({
+    recipient,
+    earlierId: deliveredMessageId(mailIdentity, recipient.emailId, window - 1),
+    messageId: deliveredMessageId(mailIdentity, recipient.emailId, window),
   }));
+  const domains = [...new Set(current.map((recipient) => recipient.domain))];
   const found = await deps.deliveryReads.read({
-    domains: current.map((email) => email.domain),
+    domains,
+    emailIds: current.filter((recipient) => !isRecord(recipient)).map((recipient) => recipient.emailId),
     messageIds: ids.flatMap(({ earlierId, messageId }) => [earlierId, messageId]),
   });
+  for (const domain of domains) deps.recipientMemory?.noteDomain(domain, found.domains.get(domain)?.receiveEnabled === true);
+  for (const email of found.emails.values()) deps.recipientMemory?.rememberEmail(email.address, email);
   const live = (id: string) => {
     const copy = found.messages.get(id);
     return copy !== undefined && Date.parse(copy.expiresAt) > now.getTime();
   };
-  return ids
-    .filter(({ email }) => found.domains.get(email.domain)?.receiveEnabled)
-    .map(({ email, earlierId, messageId }) => {
-      if (live(earlierId)) return { email, messageId: earlierId, delivered: true };
-      return { email, messageId, delivered: live(messageId) };
-    });
+  return ids.flatMap(({ recipient, earlierId, messageId }) => {
+    const email = isRecord(recipient) ? recipient : found.emails.get(recipient.emailId);
+    if (!email || !isActive(email, now) || !found.domains.get(email.domain)?.receiveEnabled) return [];
+    if (live(earlierId)) return [{ email, messageId: earlierId, delivered: true }];
+    return [{ email, messageId, delivered: live(messageId) }];
+  });
+}
+
+function isRecord(recipient: DeliveryRecipient): recipient is EmailRecord {
+  return 'expiresAt' in recipient;
 }
 
 /**

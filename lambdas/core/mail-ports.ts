@@ -30,17 +30,25 @@ export interface DeliveryReadResult {
   domains: Map<string, import('./ports').Domain>;
   /** Address → the email it was issued to. */
   emailIds: Map<string, string>;
+  /** Email id → the email, read consistently. */
+  emails: Map<string, EmailRecord>;
   /** Message id → the message, as the latest write left it. */
   messages: Map<string, MessageRecord>;
 }
 
 /**
  * The reads of one mail's delivery decision made together (DynamoDB: one BatchGetItem across the
- * domains, the address registry and the messages), so that a received mail stays within its call
- * budget however many keys it needs. Messages are read consistently (the exactly-once check).
+ * domains, the address registry, the emails and the messages), so that a received mail stays
+ * within its call budget however many keys it needs. Emails and messages are read consistently
+ * (a reservation just made; the exactly-once check).
  */
 export interface DeliveryReads {
-  read(keys: { domains?: readonly string[]; addresses?: readonly string[]; messageIds?: readonly string[] }): Promise<DeliveryReadResult>;
+  read(keys: {
+    domains?: readonly string[];
+    addresses?: readonly string[];
+    emailIds?: readonly string[];
+    messageIds?: readonly string[];
+  }): Promise<DeliveryReadResult>;
 }
 
 /** The registry of every address ever issued: its entries are never deleted. */

@@ -4,9 +4,9 @@ import { MailRefused } from '../core/errors';
 import { deliverOnce, planDeliveries, type UndeliveredMessage } from '../core/deliveries';
 import type { Logger } from '../core/logger';
 import type { AttachmentRecord, BlobStore, EmailRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
-import { activeRecipients, type RecipientDeps } from '../core/recipients';
+import { registeredRecipients, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
-import { mimeLimits, parseMail } from './parse-mail';
+import { mimeLimits, parseMail, type ParsedMail } from './parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
 
 export interface IngestDeps extends RecipientDeps {
@@ -42,6 +42,12 @@ export interface ReceivedMail {
    * again. Absent (SES), every recipient is looked up.
    */
   knownRecipients?: readonly EmailRecord[];
+  /**
+   * The mail as the caller read it (`readMail`) while its raw copy was written (the SMTP intake
+   * tees its stream into the parser), with the raw copy's size. Absent (SES), the raw copy is
+   * read back and read once the recipients are known to receive it.
+   */
+  parsed?: { mail: ParsedMail; sizeBytes: number };
 }
 
 /** Bodies up to this size stay on the message item; larger ones go to the blob store. */
@@ -51,11 +57,12 @@ export const inlineAttachmentsMaxBytes = 32 * 1024;
 
 /**
  * The one ingest path of both runtimes (SES parser Lambda, local SMTP intake): finds the active
- * addresses among the envelope recipients, parses the stored raw message once, sanitizes its
- * HTML, and writes one message per address. It resolves only once everything is written, so the
- * caller's acknowledgement (SMTP 250) is a promise kept; a failure before that leaves at most
- * blobs without a message, which the sweeper removes, and messages for some of the addresses,
- * which a repeated delivery finds by their derived ids rather than writing twice.
+ * addresses among the envelope recipients, parses the raw message once (as it arrives over SMTP,
+ * read back from storage for SES), sanitizes its HTML, and writes one message per address. It
+ * resolves only once everything is written, so the caller's acknowledgement (SMTP 250) is a
+ * promise kept; a failure before that leaves at most blobs without a message, which the sweeper
+ * removes, and messages for some of the addresses, which a repeated delivery finds by their
+ * derived ids rather than writing twice.
  */
 export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<{ messageIds: string[] }> {
   if (expiredBeforeIngest(mail, deps)) {
@@ -64,19 +71,19 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     deps.logger.warn('mail expired before ingest', { mail_id: mail.mailId, ...countMetric('MailExpiredBeforeIngest', deps.clock.now()) });
     return { messageIds: [] };
   }
-  const candidates = mail.knownRecipients ?? (await activeRecipients(mail.recipients, deps));
-  // One read: each domain again (it may have been disabled meanwhile) and any live earlier copy (exactly once per address).
+  const candidates = mail.knownRecipients ?? (await registeredRecipients(mail.recipients, deps));
+  // One read: each domain again (it may have been disabled meanwhile), each email not yet read, and any live earlier copy (exactly once per address).
   const planned = await planDeliveries(candidates, mail.identity, mail.receivedAt, deps);
-  if (planned.length === 0) return { messageIds: [] };
-  if (planned.every(({ delivered }) => delivered)) {
+  if (planned.length === 0 || planned.every(({ delivered }) => delivered)) {
+    // Parsed on arrival for nothing: its attachments go now rather than with the sweeper.
+    if (mail.parsed) await discardAttachments(mail.parsed.mail, deps.blobs);
+    if (planned.length === 0) return { messageIds: [] };
     deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: 0, already_delivered: planned.length });
     return { messageIds: planned.map(({ messageId }) => messageId) };
   }
 
-  const stored = await deps.blobs.get(mail.rawKey);
-  if (!stored || stored.notModified) throw new Error(`raw message ${mail.rawKey} is missing`);
   const keyPrefix = `mail/${mail.mailId}`;
-  const parsed = await parseMail(stored.body as Readable, { blobs: deps.blobs, keyPrefix });
+  const { mail: parsed, sizeBytes } = mail.parsed ?? (await readStored(mail, deps.blobs));
   if (parsed.truncated) {
     if (mail.refusable) throw new MailRefused(parsed.truncated);
     deps.logger.warn('mail truncated', {
@@ -89,10 +96,10 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     });
   }
   if (parsed.failure) {
-    deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: stored.size });
+    deps.logger.warn('mail parsed in part', { mail_id: mail.mailId, failure: parsed.failure, size_bytes: sizeBytes });
   }
   const text = await storeBody(parsed.text, `${keyPrefix}/text`, deps.blobs);
-  const html = await storeBody(sanitizeEmailHtml(parsed.html, { idPrefix: idPrefixFor(mail.mailId) }), `${keyPrefix}/html`, deps.blobs);
+  const html = await storeBody(parsed.html, `${keyPrefix}/html`, deps.blobs);
   const attachments = await storeAttachmentList(parsed.attachments, `${keyPrefix}/attachments`, deps.blobs);
 
   const receivedAt = mail.receivedAt.toISOString();
@@ -106,7 +113,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
     subject: parsed.subject,
     receivedAt,
     expiresAt,
-    sizeBytes: stored.size,
+    sizeBytes,
     text,
     html,
     attachments,
@@ -116,8 +123,30 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   // A live message written by an earlier delivery of the same mail stays as it is (exactly once per address).
   const delivered = await Promise.all(messages.map((message, index) => deliverOnce(message, planned[index]!, deps)));
   const again = delivered.filter(({ outcome }) => outcome === 'exists').length;
-  deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: stored.size });
+  deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: sizeBytes });
   return { messageIds: delivered.map(({ messageId }) => messageId) };
+}
+
+/**
+ * Parses a raw message as it streams in, storing its attachments under `mail/<mailId>/att/`, and
+ * sanitizes its HTML: the part of an ingest that is all processor work, which the local intake
+ * runs in its parser thread. The result's `html` is safe to serve.
+ */
+export async function readMail(raw: Readable, deps: { blobs: BlobStore; mailId: string }): Promise<ParsedMail> {
+  const parsed = await parseMail(raw, { blobs: deps.blobs, keyPrefix: `mail/${deps.mailId}` });
+  return { ...parsed, html: sanitizeEmailHtml(parsed.html, { idPrefix: idPrefixFor(deps.mailId) }) };
+}
+
+/** Reads the raw copy back from the blob store, and reads the mail from it. */
+async function readStored(mail: ReceivedMail, blobs: BlobStore): Promise<{ mail: ParsedMail; sizeBytes: number }> {
+  const stored = await blobs.get(mail.rawKey);
+  if (!stored || stored.notModified) throw new Error(`raw message ${mail.rawKey} is missing`);
+  return { mail: await readMail(stored.body, { blobs, mailId: mail.mailId }), sizeBytes: stored.size };
+}
+
+/** Deletes the attachments a parse stored, for a mail that becomes no message. */
+export async function discardAttachments(parsed: Pick<ParsedMail, 'attachments'>, blobs: BlobStore): Promise<void> {
+  for (const attachment of parsed.attachments) await blobs.delete(attachment.blobKey);
 }
 
 /** Whether a mail's lifetime has passed before it is ingested: it is dropped, raw object included. */

@@ -1,5 +1,6 @@
 import { lambdaBlobServices } from '../composition/lambda-blob-services';
 import type { BlobServices } from '../composition/services';
+import { RecipientMemory } from '../core/recipients';
 import { ingestMail } from './ingest-mail';
 import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
 
@@ -9,7 +10,13 @@ import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
  * dead-letter queue keeps the event (the operator CLI's `mail redrive` takes it from there).
  */
 export function createSesParser(services: () => BlobServices) {
-  return async (event: SesReceiptEvent): Promise<{ messageIds: string[] }> => ingestMail(sesReceivedMail(event), services());
+  // Kept while the function's instance lives: a further mail to a known address skips the registry read.
+  let recipientMemory: RecipientMemory | undefined;
+  return async (event: SesReceiptEvent): Promise<{ messageIds: string[] }> => {
+    const deps = services();
+    recipientMemory ??= new RecipientMemory(deps.clock);
+    return ingestMail(sesReceivedMail(event), { ...deps, recipientMemory });
+  };
 }
 
 export const handler = createSesParser(lambdaBlobServices);

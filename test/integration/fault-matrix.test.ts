@@ -133,13 +133,23 @@ describe('a storage failure at every call of every route', () => {
   }, 120_000);
 });
 
+/** Two of our addresses. */
+type Recipients = { addresses: [string, string]; emailIds: [string, string] };
+const inboxPair = (): Recipients => ({ addresses: [inbox.address, inbox.otherAddress], emailIds: [inbox.emailId, inbox.otherEmailId] });
+
+/** Two addresses the intake has never looked up, so that a mail to them makes every call of the ingest path. */
+async function freshPair(): Promise<Recipients> {
+  const [first, second] = await Promise.all([0, 1].map(async () => (await json(await service.createEmail(apiKey, {}))).data));
+  return { addresses: [first.address, second.address], emailIds: [first.id, second.id] };
+}
+
 /** A mail with an attachment and an HTML body large enough to be stored as a blob, to both addresses. */
-function mailFor(caseId: string) {
+function mailFor(caseId: string, { addresses: [one, two] }: Recipients = inboxPair()) {
   return {
-    envelope: { from: 'sender@example.org', to: [inbox.address, inbox.otherAddress] },
+    envelope: { from: 'sender@example.org', to: [one, two] },
     raw: [
       'From: sender@example.org',
-      `To: ${inbox.address}, ${inbox.otherAddress}`,
+      `To: ${one}, ${two}`,
       `Subject: case ${caseId}`,
       `Message-ID: <${caseId}@example.org>`,
       'MIME-Version: 1.0',
@@ -189,10 +199,11 @@ async function deliveredAt(emailId: string, caseId: string): Promise<{ count: nu
 describe('a storage failure at every call of the ingest path', () => {
   it('answers 451, shows nothing half-written, and the sender’s retry delivers once to each address', async () => {
     const cleanId = randomUUID();
+    const cleanPair = await freshPair();
     plan.start();
     // One SMTP session for every case, as the sending server's queue would use.
     const smtp = await smtpSession(service.runtime.smtpPort);
-    await smtp.send(mailFor(cleanId));
+    await smtp.send(mailFor(cleanId, cleanPair));
     const calls = plan.calls();
     expect(calls.length).toBeGreaterThanOrEqual(6);
     figures.calls += calls.length;
@@ -202,7 +213,8 @@ describe('a storage failure at every call of the ingest path', () => {
       for (const kind of kinds) {
         const where = `call ${at} (${label}) ${kind}`;
         const caseId = randomUUID();
-        const mail = mailFor(caseId);
+        const pair = await freshPair();
+        const mail = mailFor(caseId, pair);
         plan.start({ at, kind });
         const answer = await deliver(smtp, mail);
         figures.cases += 1;
@@ -211,13 +223,13 @@ describe('a storage failure at every call of the ingest path', () => {
         const temporary = answer.code === 451 || (answer.code === 250 && answer.rejected.length === 1 && answer.rejected.every((code) => code === 451));
         if (!temporary) problems.push(`${where}: SMTP answered ${answer.code} with recipients refused ${JSON.stringify(answer.rejected)}, not 451`);
         plan.start();
-        for (const emailId of [inbox.emailId, inbox.otherEmailId]) {
+        for (const emailId of pair.emailIds) {
           const partial = await deliveredAt(emailId, caseId);
           if (!partial.whole) problems.push(`${where}: a half-written message is visible after 451`);
         }
         const retry = await refusalCode(smtp.send(mail));
         if (retry !== undefined) problems.push(`${where}: the retry answered ${retry}`);
-        for (const emailId of [inbox.emailId, inbox.otherEmailId]) {
+        for (const emailId of pair.emailIds) {
           const delivered = await deliveredAt(emailId, caseId);
           if (delivered.count !== 1 || !delivered.whole) problems.push(`${where}: ${delivered.count} messages at ${emailId} after the retry`);
         }

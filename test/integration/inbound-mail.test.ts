@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { addDomain, disableDomain } from '../../lambdas/core/domains';
+import { domainMemoryMs } from '../../lambdas/core/recipients';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
@@ -162,6 +163,8 @@ describe('receiving mail over SMTP', () => {
   it('answers RCPT TO for an unknown, expired or foreign address with 550', async () => {
     const { email } = await service.inbox('soon-expired');
     const send = (to: string) => refusalCode(sendMail(smtp(), { from: 'a@example.org', to, subject: 's', text: 't' }));
+    // Received once, the address's email is known to the intake: its end is still judged by the clock.
+    expect(await send('soon-expired@tempmail.localhost')).toBeUndefined();
     expect(await send('never-issued@tempmail.localhost')).toBe(550);
     expect(await send('someone@example.net')).toBe(550);
     service.clock.advance(Date.parse(email.expires_at) - service.clock.now().getTime());
@@ -202,6 +205,33 @@ describe('receiving mail over SMTP', () => {
     expect((await messagesOf(apiKey, created.data.id)).data).toEqual([]);
   });
 
+  it('refuses RCPT TO on a disabled domain within the documented window, and delivers nothing on it meanwhile', async () => {
+    await addDomain('zz-window.test', service.runtime.services);
+    const { apiKey } = await service.account('paid');
+    const created = (await json(await service.createEmail(apiKey, { local_part: 'window', domain: 'zz-window.test' }))).data;
+    const send = (subject: string) => refusalCode(sendMail(smtp(), { from: 'a@example.org', to: created.address, subject, text: 't' }));
+    const subjects = async () => (await messagesOf(apiKey, created.id)).data.map((item: { subject: string }) => item.subject);
+    expect(await send('before')).toBeUndefined();
+
+    // Disabled elsewhere (the operator CLI is another process): RCPT TO may still answer from what
+    // the intake read moments ago, but the delivery reads the switch and drops the mail.
+    await disableDomain('zz-window.test', service.runtime.services);
+    expect(await send('within the window')).toBeUndefined();
+    // That read taught the intake: the next RCPT TO is refused.
+    expect(await send('after the delivery read')).toBe(550);
+    expect(await subjects()).toEqual(['before']);
+
+    // Enabled again, it receives at once: a domain that does not receive is never remembered.
+    await addDomain('zz-window.test', service.runtime.services);
+    expect(await send('enabled again')).toBeUndefined();
+    // Disabled with no delivery in between: refused once the window has passed.
+    await disableDomain('zz-window.test', service.runtime.services);
+    service.clock.advance(domainMemoryMs);
+    expect(await send('after the window')).toBe(550);
+    // Both received at the same moment of the test clock: their order in the listing is not the point.
+    expect((await subjects()).sort()).toEqual(['before', 'enabled again']);
+  });
+
   it.each([
     ['text/html alone', (html: string) => `Content-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`],
     ['multipart/alternative without a text part', (html: string) => multipart('alternative', [`Content-Type: text/html; charset=utf-8\r\n\r\n${html}`])],
@@ -219,6 +249,23 @@ describe('receiving mail over SMTP', () => {
     const message = (await json(await service.request(`/v1/messages/${item.id}`, { key: apiKey }))).data;
     expect(message.html).toContain('482913');
     expect(message.text).toBe('WELCOME\n\nYour code is 482913.\n\nVerify [https://example.org/verify]');
+  });
+
+  it('keeps no attachment of a mail sent again while its first copy lives: parsed as it arrived, nothing of it is kept but its raw copy', async () => {
+    const { apiKey, email } = await service.inbox(`again-${randomUUID().slice(0, 8)}`);
+    const raw = `From: a@example.org\r\nTo: ${email.address}\r\nSubject: twice\r\nMIME-Version: 1.0\r\n${multipart('mixed', ['Content-Type: text/plain\r\n\r\nsee attached', attachedFile])}`;
+    const send = () => sendRaw(smtp(), { from: 'a@example.org', to: [email.address] }, raw);
+    const keys = async () => {
+      const found: string[] = [];
+      for await (const key of service.runtime.services.blobs.list('mail/')) found.push(key);
+      return new Set(found);
+    };
+    await send();
+    const before = await keys();
+    await send();
+    const added = [...(await keys())].filter((key) => !before.has(key));
+    expect(added).toEqual([expect.stringMatching(/^mail\/[^/]+\/raw$/)]);
+    expect((await messagesOf(apiKey, email.id)).data).toHaveLength(1);
   });
 
   it('shows a byte-identical mail sent again after the first copy expired, before the sweeper ran: once, under a new id', async () => {

@@ -1,10 +1,15 @@
 import { createRecipientFilter } from '../../lambdas/inbound/recipient-filter';
 import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { sesRawPrefix, type SesReceiptEvent } from '../../lambdas/inbound/ses-events';
+import { asFunction } from '../../local/iam/recording';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 
 let service: TestService;
+
+// Each runs as the function bundled from its entry, so that the permission check judges its calls against that function's role.
+const recipientFilter = () => asFunction('lambdas/inbound/recipient-filter.ts', createRecipientFilter(() => service.runtime.services));
+const sesParser = () => asFunction('lambdas/inbound/ses-parser.ts', createSesParser(() => service.runtime.services));
 
 beforeAll(async () => {
   service = await startTestService({ messageTtlSeconds: 60 });
@@ -24,7 +29,7 @@ describe('the SES receipt rule functions, over the same stores', () => {
   it('stops the rule set unless a recipient is an active address', async () => {
     const { apiKey } = await service.account();
     const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-filter' }))).data;
-    const filter = createRecipientFilter(() => service.runtime.services);
+    const filter = recipientFilter();
     expect(await filter(sesEvent('a1', ['nobody@tempmail.localhost', 'x@example.net']))).toEqual({
       disposition: 'STOP_RULE_SET',
     });
@@ -34,7 +39,7 @@ describe('the SES receipt rule functions, over the same stores', () => {
   it('drops a mail whose virus scan failed, and lets spam-looking mail through', async () => {
     const { apiKey } = await service.account();
     const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-verdicts' }))).data;
-    const filter = createRecipientFilter(() => service.runtime.services);
+    const filter = recipientFilter();
     expect(await filter(sesEvent('v1', [email.address], { virus: 'FAIL', spam: 'PASS' }))).toEqual({ disposition: 'STOP_RULE_SET' });
     expect(await filter(sesEvent('v2', [email.address], { virus: 'PASS', spam: 'FAIL' }))).toEqual({ disposition: 'CONTINUE' });
     expect(await filter(sesEvent('v3', [email.address], { virus: 'GRAY', spam: 'GRAY' }))).toEqual({ disposition: 'CONTINUE' });
@@ -45,7 +50,7 @@ describe('the SES receipt rule functions, over the same stores', () => {
     const email = (await json(await service.createEmail(apiKey, { local_part: 'ses-parser' }))).data;
     const raw = Buffer.from('From: a@example.org\r\nTo: someone@example.net\r\nSubject: via SES\r\n\r\nhello\r\n');
     await service.runtime.services.blobs.put(`${sesRawPrefix}ses-message-0001`, raw);
-    const parse = createSesParser(() => service.runtime.services);
+    const parse = sesParser();
     const { messageIds } = await parse(sesEvent('ses-message-0001', [email.address.toUpperCase()]));
     expect(messageIds).toHaveLength(1);
 
@@ -66,13 +71,13 @@ describe('the SES receipt rule functions, over the same stores', () => {
     await service.runtime.services.blobs.put(`${sesRawPrefix}ses-message-late`, Buffer.from('Subject: late\r\n\r\nlate\r\n'));
     const event = sesEvent('ses-message-late', [email.address]);
     service.clock.advance(60_000);
-    const parse = createSesParser(() => service.runtime.services);
+    const parse = sesParser();
     expect(await parse(event)).toEqual({ messageIds: [] });
     expect(await service.runtime.services.blobs.get(`${sesRawPrefix}ses-message-late`)).toBeUndefined();
   });
 
   it('refuses an event whose message id could name another object', async () => {
-    const parse = createSesParser(() => service.runtime.services);
+    const parse = sesParser();
     await expect(parse(sesEvent('../secrets', ['x@tempmail.localhost']))).rejects.toThrow('unexpected message id');
   });
 });

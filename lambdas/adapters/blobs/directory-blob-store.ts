@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { systemClock, type Clock } from '../../core/clock';
 import { BlobsNotDeleted } from '../../core/errors';
 import type { BlobRead, BlobStore, ListedBlob } from '../../core/mail-ports';
@@ -57,16 +56,19 @@ export class DirectoryBlobStore implements BlobStore {
     }
     const temp = `${file.slice(0, -blobSuffix.length)}${tempMarker}${randomUUID()}`;
     const handle = await createInFolder(temp);
-    let header: BlobHeader;
+    let size: number;
     try {
-      header = { ...(await writeBody(handle, body)), ...(contentType === undefined ? {} : { contentType }) };
-      await sealBlob(temp, header, this.clock.now());
+      try {
+        size = await writeBlob(handle, body, contentType, this.clock.now());
+      } finally {
+        await handle.close();
+      }
       await rename(temp, file);
     } catch (error) {
       await unlink(temp).catch(ignoreAbsent);
       throw error;
     }
-    return { size: header.size };
+    return { size };
   }
 
   async get(key: string, options: { ifNoneMatch?: string } = {}): Promise<BlobRead | undefined> {
@@ -161,17 +163,19 @@ export class DirectoryBlobStore implements BlobStore {
 }
 
 /**
- * Creates a put's temporary file, and its folders. A delete may remove a folder it emptied
- * between the two steps (it cannot once the file is there): the folders are made again then.
+ * Creates a put's temporary file, making its folders only when they are missing (a mail's folder
+ * at its first blob, its attachments' folder at the first attachment). A delete may remove a
+ * folder it emptied between the two steps (it cannot once the file is there): the folders are
+ * made again then.
  */
 async function createInFolder(temp: string): Promise<FileHandle> {
   for (let attempt = 1; ; attempt++) {
-    await mkdir(dirname(temp), { recursive: true });
     try {
       return await open(temp, 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === folderAttempts) throw error;
     }
+    await mkdir(dirname(temp), { recursive: true });
   }
 }
 
@@ -190,40 +194,76 @@ async function removeIfEmpty(folder: string): Promise<boolean> {
   }
 }
 
-/** Streams the body into the new file after the header's place, hashing as it goes. */
-async function writeBody(handle: FileHandle, body: Buffer | Readable): Promise<{ etag: string; size: number }> {
+/** Bytes gathered from a stream before they are written: a few writes for a large blob, one for a small one. */
+const writeChunkBytes = 64 * 1024;
+
+/**
+ * Writes the body after the header's place, hashing as it goes, then the header in place, through
+ * the one open handle; the rename that follows publishes header and bytes together. A body given
+ * as bytes is written with its header at once.
+ */
+async function writeBlob(handle: FileHandle, body: Buffer | Readable, contentType: string | undefined, written: Date): Promise<number> {
   const hash = createHash('sha256');
+  const header = (size: number): Buffer => encodeHeader({ etag: `"${hash.digest('hex')}"`, size, ...(contentType === undefined ? {} : { contentType }) });
   let size = 0;
-  await pipeline(
-    Buffer.isBuffer(body) ? Readable.from([body]) : body,
-    async function* (chunks: AsyncIterable<Buffer | string>) {
-      for await (const chunk of chunks) {
-        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-        hash.update(bytes);
-        size += bytes.length;
-        yield bytes;
+  if (Buffer.isBuffer(body)) {
+    hash.update(body);
+    size = body.length;
+    await writeFully(handle, [header(size), body], 0);
+  } else {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for await (const chunk of body as AsyncIterable<Buffer | string>) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      hash.update(bytes);
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      if (pendingBytes >= writeChunkBytes) {
+        await writeFully(handle, pending, headerBytes + size);
+        size += pendingBytes;
+        [pending, pendingBytes] = [[], 0];
       }
-    },
-    createWriteStream('', { fd: handle, start: headerBytes }),
-  );
-  return { etag: `"${hash.digest('hex')}"`, size };
+    }
+    if (pendingBytes > 0) await writeFully(handle, pending, headerBytes + size);
+    size += pendingBytes;
+    await writeFully(handle, [header(size)], 0);
+  }
+  await handle.utimes(written, written);
+  return size;
 }
 
-/** Writes the header in place, before the rename publishes header and bytes together. */
-async function sealBlob(temp: string, header: BlobHeader, written: Date): Promise<void> {
+/** Writes every byte of `buffers` from `position` on: a write may take fewer bytes than it is given. */
+async function writeFully(handle: FileHandle, buffers: Buffer[], position: number): Promise<void> {
+  let rest = buffers;
+  let at = position;
+  while (rest.length > 0) {
+    const { bytesWritten } = await handle.writev(rest, at);
+    at += bytesWritten;
+    rest = skipBytes(rest, bytesWritten);
+  }
+}
+
+function skipBytes(buffers: Buffer[], count: number): Buffer[] {
+  let left = count;
+  const rest: Buffer[] = [];
+  for (const buffer of buffers) {
+    if (left >= buffer.length) left -= buffer.length;
+    else {
+      rest.push(left > 0 ? buffer.subarray(left) : buffer);
+      left = 0;
+    }
+  }
+  return rest;
+}
+
+/** The fixed-size header: metadata as JSON, padded with spaces, ending in a newline. */
+function encodeHeader(header: BlobHeader): Buffer {
   const json = JSON.stringify({ v: 1, ...header });
   if (Buffer.byteLength(json) >= headerBytes) throw new Error('Blob header does not fit.');
   const encoded = Buffer.alloc(headerBytes, ' ');
   encoded.write(json);
   encoded.write('\n', headerBytes - 1);
-  const handle = await open(temp, 'r+');
-  try {
-    const { bytesWritten } = await handle.write(encoded, 0, headerBytes, 0);
-    if (bytesWritten !== headerBytes) throw new Error('Short write of a blob header.');
-    await handle.utimes(written, written);
-  } finally {
-    await handle.close();
-  }
+  return encoded;
 }
 
 async function readHeader(handle: FileHandle): Promise<BlobHeader> {

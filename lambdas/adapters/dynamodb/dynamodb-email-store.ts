@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } fro
 import type { EmailRecord, EmailStore } from '../../core/mail-ports';
 import { conditionally, guardStorage } from './storage-errors';
 
-interface EmailItem {
+export interface EmailItem {
   email_id: string;
   account_id: string;
   address: string;
@@ -48,7 +48,7 @@ export class DynamoDbEmailStore implements EmailStore {
     const { Item } = await guardStorage(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { email_id: emailId }, ConsistentRead: true })),
     );
-    return Item ? fromItem(Item as EmailItem) : undefined;
+    return Item ? emailFromItem(Item as EmailItem) : undefined;
   }
 
   /**
@@ -70,7 +70,7 @@ export class DynamoDbEmailStore implements EmailStore {
         }),
       ),
     );
-    const read = (result.Items ?? []).map((item) => fromItem(item as EmailItem));
+    const read = (result.Items ?? []).map((item) => emailFromItem(item as EmailItem));
     const items = read.slice(0, page.limit);
     const last = items[items.length - 1];
     return { items, ...(read.length > page.limit && last ? { next: JSON.stringify([last.createdAt, last.emailId]) } : {}) };
@@ -82,7 +82,7 @@ function startKey(accountId: string, position: string): Record<string, string> |
   return { account_id: accountId, created_at: createdAt, email_id: emailId };
 }
 
-function fromItem(item: EmailItem): EmailRecord {
+export function emailFromItem(item: EmailItem): EmailRecord {
   return {
     emailId: item.email_id,
     accountId: item.account_id,

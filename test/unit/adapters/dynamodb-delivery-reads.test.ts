@@ -8,28 +8,50 @@ const dynamo = mockClient(DynamoDBDocumentClient);
 const reads = new DynamoDbDeliveryReads(createDocumentClient({ endpoint: 'http://127.0.0.1:9' }), {
   domains: 'domains',
   addresses: 'addresses',
+  emails: 'emails',
   messages: 'messages',
 });
 beforeEach(() => dynamo.reset());
 
 describe('DynamoDbDeliveryReads: the delivery path\'s reads in one BatchGetItem', () => {
-  it('reads domains, registry entries and messages in one request, only the messages consistently, each key once', async () => {
+  it('reads domains, registry entries, emails and messages in one request, emails and messages consistently, each key once', async () => {
+    const email = {
+      email_id: 'eml_2',
+      account_id: 'acc_1',
+      address: 'b@example.com',
+      local_part: 'b',
+      domain: 'example.com',
+      created_at: '2026-11-01T00:00:00.000Z',
+      expires_at: '2026-12-01T00:00:00.000Z',
+      ttl: 1,
+    };
     dynamo.on(BatchGetCommand).resolves({
       Responses: {
         domains: [{ domain: 'example.com', create_enabled: true, receive_enabled: false }],
         addresses: [{ address: 'a@example.com', email_id: 'eml_1' }],
+        emails: [email],
         messages: [],
       },
     });
-    const found = await reads.read({ domains: ['example.com', 'example.com'], addresses: ['a@example.com'], messageIds: ['msg_1'] });
+    const found = await reads.read({ domains: ['example.com', 'example.com'], addresses: ['a@example.com'], emailIds: ['eml_2'], messageIds: ['msg_1'] });
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(1);
     expect(dynamo.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems).toEqual({
       domains: { Keys: [{ domain: 'example.com' }] },
       addresses: { Keys: [{ address: 'a@example.com' }] },
+      emails: { Keys: [{ email_id: 'eml_2' }], ConsistentRead: true },
       messages: { Keys: [{ message_id: 'msg_1' }], ConsistentRead: true },
     });
     expect(found.domains.get('example.com')).toEqual({ domain: 'example.com', createEnabled: true, receiveEnabled: false });
     expect(found.emailIds.get('a@example.com')).toBe('eml_1');
+    expect(found.emails.get('eml_2')).toEqual({
+      emailId: 'eml_2',
+      accountId: 'acc_1',
+      address: 'b@example.com',
+      localPart: 'b',
+      domain: 'example.com',
+      createdAt: '2026-11-01T00:00:00.000Z',
+      expiresAt: '2026-12-01T00:00:00.000Z',
+    });
     expect(found.messages.size).toBe(0);
   });
 

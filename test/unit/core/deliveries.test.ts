@@ -25,6 +25,7 @@ function memoryReads(messages: Map<string, MessageRecord>): DeliveryReads {
     read: async (keys) => ({
       domains: new Map((keys.domains ?? []).map((domain) => [domain, { domain, createEnabled: true, receiveEnabled: domain === 'example.com' }])),
       emailIds: new Map(),
+      emails: new Map((keys.emailIds ?? []).flatMap((id) => (id === email.emailId ? [[id, email] as const] : []))),
       messages: new Map((keys.messageIds ?? []).flatMap((id) => (messages.has(id) ? [[id, messages.get(id)!] as const] : []))),
     }),
   };
@@ -106,5 +107,16 @@ describe('deliverOnce: one live message per mail and address', () => {
     const closed = { ...email, emailId: 'eml_closed', domain: 'closed.example' };
     expect(await planDeliveries([ended, closed], 'sha256:abc', clock.now(), deps)).toEqual([]);
     expect(await planDeliveries([email], 'sha256:abc', clock.now(), deps)).toEqual([expect.objectContaining({ email, delivered: false })]);
+  });
+
+  it('reads the email of a recipient known only by id in the same request, and plans nothing for one not stored or ended', async () => {
+    const clock = new TestClock('2026-11-22T12:00:00.000Z');
+    const deps = services(clock);
+    const byId = { emailId: email.emailId, domain: email.domain };
+    expect(await planDeliveries([byId, { emailId: 'eml_absent', domain: email.domain }], 'sha256:abc', clock.now(), deps)).toEqual([
+      expect.objectContaining({ email, delivered: false }),
+    ]);
+    clock.advance(Date.parse(email.expiresAt) - clock.now().getTime());
+    expect(await planDeliveries([byId], 'sha256:abc', clock.now(), deps)).toEqual([]);
   });
 });
