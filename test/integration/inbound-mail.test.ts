@@ -257,7 +257,7 @@ describe('receiving mail over SMTP', () => {
     const send = () => sendRaw(smtp(), { from: 'a@example.org', to: [email.address] }, raw);
     const keys = async () => {
       const found: string[] = [];
-      for await (const key of service.runtime.services.blobs.list('mail/')) found.push(key);
+      for await (const { key } of service.runtime.services.blobs.list('mail/')) found.push(key);
       return new Set(found);
     };
     await send();
