@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createTransport } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { Corpus } from './support/mail-corpus';
+import { processCpuMs } from './support/process-cpu';
 import { quantile } from './support/stats';
 import type { IngestTarget } from './support/targets';
 
@@ -13,6 +14,12 @@ export interface IngestRound {
   p99ListedMs: number;
   /** Mails per second answered 250, from the first send to the last answer. */
   acceptedPerSecond: number;
+  /**
+   * The receiving process's CPU milliseconds per mail over the round, all threads and the main
+   * thread alone (Linux), listings included: what a mail costs whatever else runs on the machine.
+   */
+  cpuMsPerMail?: number;
+  mainThreadCpuMsPerMail?: number;
 }
 
 /**
@@ -49,6 +56,7 @@ export async function measureIngestRound(target: IngestTarget, corpus: Corpus, c
   });
   const accepted = new Map<string, number>();
   const listed = new Map<string, number>();
+  const cpuBefore = target.pid === undefined ? undefined : processCpuMs(target.pid);
   const started = performance.now();
   let sending = true;
   const poller = (async () => {
@@ -74,11 +82,18 @@ export async function measureIngestRound(target: IngestTarget, corpus: Corpus, c
   }
   const acceptedAt = performance.now();
   const finished = await poller;
+  const cpuAfter = target.pid === undefined ? undefined : processCpuMs(target.pid);
   const delays = mails.map(({ subject }) => listed.get(subject)! - accepted.get(subject)!);
   return {
     messagesPerSecond: mails.length / ((finished - started) / 1000),
     p50ListedMs: Math.max(0, quantile(delays, 0.5)),
     p99ListedMs: Math.max(0, quantile(delays, 0.99)),
     acceptedPerSecond: mails.length / ((acceptedAt - started) / 1000),
+    ...(cpuBefore && cpuAfter
+      ? {
+          cpuMsPerMail: (cpuAfter.totalMs - cpuBefore.totalMs) / mails.length,
+          mainThreadCpuMsPerMail: (cpuAfter.mainThreadMs - cpuBefore.mainThreadMs) / mails.length,
+        }
+      : {}),
   };
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { parseMail } from '../lambdas/inbound/parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from '../lambdas/inbound/sanitize-email-html';
 import { startLocal } from '../local/start-local';
 import { newsletterCorpus, signupCorpus, type Corpus } from './support/mail-corpus';
+import { processCpuMs } from './support/process-cpu';
 
 export const ingestStages = ['SMTP and the rest', 'raw write', 'recipient checks', 'parse', 'sanitize', 'blob writes', 'message put', 'total'] as const;
 export type IngestStage = (typeof ingestStages)[number];
@@ -21,17 +21,6 @@ export interface StageFigures {
   cpuMs: number;
   /** Of the total, the main thread's CPU milliseconds per mail (Linux only): the SMTP intake, the HTTP front and whatever runs beside them. */
   mainThreadCpuMs?: number;
-}
-
-/** The main thread's own CPU time in milliseconds, from `/proc` (Linux); undefined elsewhere. */
-function mainThreadCpuMs(): number | undefined {
-  try {
-    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime, in clock ticks of 10 ms (fields 14 and 15 of stat(5), counted after the command name).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -94,7 +83,7 @@ export async function measureIngestStages(corpus: Corpus): Promise<Record<Ingest
     const transport = createTransport({ host: '127.0.0.1', port: runtime.smtpPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 1 });
     let senderWallMs = 0;
     let senderCpuMs = 0;
-    const mainThreadBefore = mainThreadCpuMs();
+    const mainThreadBefore = processCpuMs(process.pid)?.mainThreadMs;
     try {
       for (const raw of raws) {
         const wall = performance.now();
@@ -107,7 +96,7 @@ export async function measureIngestStages(corpus: Corpus): Promise<Record<Ingest
     } finally {
       transport.close();
     }
-    const mainThreadAfter = mainThreadCpuMs();
+    const mainThreadAfter = processCpuMs(process.pid)?.mainThreadMs;
 
     // Parse and sanitize, on the same mails, with a blob store that only drains what it is given.
     const drain = {

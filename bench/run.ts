@@ -18,7 +18,7 @@ import { measureIngestRound, type IngestRound } from './ingest-rate';
 import { ingestStages, measureIngestStages } from './ingest-stages';
 import { largeAttachmentCorpus, newsletterCorpus, signupCorpus, type Corpus } from './support/mail-corpus';
 import { runScriptForJson } from './support/run-script';
-import { formatSpread, spread, type Spread } from './support/stats';
+import { formatSpread, spread } from './support/stats';
 import { startMailDev, startOurService, type IngestTarget, type OurService } from './support/targets';
 import { createTransport } from 'nodemailer';
 
@@ -51,23 +51,34 @@ const ingestCases: { corpus: () => Corpus; connections: number }[] = [
   { corpus: () => largeAttachmentCorpus(8), connections: 1 },
 ];
 
+type IngestSummary = ReturnType<typeof summarizeIngest>;
+
 interface IngestResult {
   corpus: string;
   mails: number;
   connections: number;
-  ours: { messagesPerSecond: Spread; acceptedPerSecond: Spread; p50ListedMs: Spread; p99ListedMs: Spread };
-  maildev: { messagesPerSecond: Spread; acceptedPerSecond: Spread; p50ListedMs: Spread; p99ListedMs: Spread };
+  ours: IngestSummary;
+  maildev: IngestSummary;
   ratio: number;
 }
 
 function summarizeIngest(samples: IngestRound[]) {
+  const cpu = samples.flatMap((s) => (s.cpuMsPerMail === undefined ? [] : [s.cpuMsPerMail]));
+  const mainThread = samples.flatMap((s) => (s.mainThreadCpuMsPerMail === undefined ? [] : [s.mainThreadCpuMsPerMail]));
   return {
     messagesPerSecond: spread(samples.map((s) => s.messagesPerSecond)),
     acceptedPerSecond: spread(samples.map((s) => s.acceptedPerSecond)),
     p50ListedMs: spread(samples.map((s) => s.p50ListedMs)),
     p99ListedMs: spread(samples.map((s) => s.p99ListedMs)),
+    ...(cpu.length > 0 ? { cpuMsPerMail: spread(cpu), mainThreadCpuMsPerMail: spread(mainThread) } : {}),
   };
 }
+
+/** CPU ms per mail with the main thread's share, `—` where `/proc` is not there to read. */
+const cpuCell = (summary: IngestSummary) =>
+  summary.cpuMsPerMail && summary.mainThreadCpuMsPerMail
+    ? `${summary.cpuMsPerMail.median.toFixed(1)} (${summary.mainThreadCpuMsPerMail.median.toFixed(1)})`
+    : '—';
 
 async function benchIngest(ours: IngestTarget, maildev: IngestTarget): Promise<IngestResult[]> {
   const results: IngestResult[] = [];
@@ -183,11 +194,13 @@ function printTable(results: any): void {
   );
   if (results.ingest) {
     lines.push('');
-    lines.push('| ingest | conns | ours msg/s listed | MailDev msg/s listed | ratio | ours 250/s | MailDev 250/s | ours p99 listed ms | MailDev p99 listed ms |');
-    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push(
+      '| ingest | conns | ours msg/s listed | MailDev msg/s listed | ratio | ours 250/s | MailDev 250/s | ours p99 listed ms | MailDev p99 listed ms | ours CPU ms/mail (main thread) | MailDev CPU ms/mail (main thread) |',
+    );
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const row of results.ingest as IngestResult[]) {
       lines.push(
-        `| ${row.corpus} ×${row.mails} | ${row.connections} | ${formatSpread(row.ours.messagesPerSecond)} | ${formatSpread(row.maildev.messagesPerSecond)} | ${row.ratio.toFixed(2)} | ${formatSpread(row.ours.acceptedPerSecond)} | ${formatSpread(row.maildev.acceptedPerSecond)} | ${formatSpread(row.ours.p99ListedMs, 0)} | ${formatSpread(row.maildev.p99ListedMs, 0)} |`,
+        `| ${row.corpus} ×${row.mails} | ${row.connections} | ${formatSpread(row.ours.messagesPerSecond)} | ${formatSpread(row.maildev.messagesPerSecond)} | ${row.ratio.toFixed(2)} | ${formatSpread(row.ours.acceptedPerSecond)} | ${formatSpread(row.maildev.acceptedPerSecond)} | ${formatSpread(row.ours.p99ListedMs, 0)} | ${formatSpread(row.maildev.p99ListedMs, 0)} | ${cpuCell(row.ours)} | ${cpuCell(row.maildev)} |`,
       );
     }
   }

@@ -13,6 +13,8 @@ const projectRoot = join(__dirname, '..', '..');
 export interface IngestTarget {
   name: string;
   smtpPort: number;
+  /** The process that receives the mail, whose CPU time the bench reads. */
+  pid?: number;
   /** Starts a round: a fresh recipient whose listing is empty. */
   newRound(): Promise<string>;
   /** Every subject the API lists for the round's recipient, paging 100 at a time. */
@@ -110,6 +112,7 @@ export async function startOurService(options: { nodeArgs?: string[] } = {}): Pr
   return {
     name: 'tempmail',
     smtpPort: Number(ready[2]),
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     apiUrl,
     apiKey,
     dataDir,
@@ -161,6 +164,7 @@ export async function startMailDev(): Promise<IngestTarget> {
   return {
     name: 'MailDev 3',
     smtpPort,
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     newRound: async () => {
       const response = await fetch(`${api}/email/all`, { method: 'DELETE' });
       if (!response.ok) throw new Error(`MailDev delete answered ${response.status}`);
