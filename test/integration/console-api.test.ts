@@ -19,7 +19,11 @@ let people = 0;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-console-'));
   service = await startTestService({ dataDir });
-});
+  // The local issuer starts at its first request (it loads oidc-provider) and the console reads
+  // its keys at its first call: both are paid here, in the set-up, not by the first test, which
+  // otherwise ran out of its time on a loaded machine and went on beside the next one.
+  await consoleCall('/account', await newPerson());
+}, 120_000);
 afterAll(async () => {
   await service.close();
   await rm(dataDir, { recursive: true, force: true });
