@@ -399,7 +399,9 @@ describe('the console in Chromium', () => {
     // A tab that thinks it was signed in tries silently, and the issuer's "no session" lands on the button.
     await page.goto(service.runtime.consoleUrl);
     await page.evaluate("sessionStorage.setItem('tempmail.console.signed-in', '1')");
-    await page.reload(afterRestore);
+    // A new navigation rather than a reload: a reload of a page that is itself leaving fails in
+    // Chromium ("Not attached to an active page"); a navigation supersedes whatever is under way.
+    await page.goto(service.runtime.consoleUrl, afterRestore);
     await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
     expect(await page.getByRole('alert').count()).toBe(0);
     expect(requests.some((url) => url.includes('error=login_required'))).toBe(true);
