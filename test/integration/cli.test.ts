@@ -1,12 +1,18 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess } from '../support/run-process';
 import { sendMail } from '../support/smtp-client';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 
-/** The `tempmail` CLI, spawned as a process against `npm start`, as a shell script in CI runs it. */
-const cliPath = join(__dirname, '..', '..', 'client', 'src', 'cli.ts');
+/**
+ * The `tempmail` CLI, spawned as a process against `npm start`, as a shell script in CI runs it:
+ * the package's `bin` as its build makes it (the package's own `tsc` settings, beside a copy of
+ * its package.json), compiled once into a folder of this suite's own, so that a build of the
+ * package by another suite (`npm pack`) never writes under it.
+ */
+const clientRoot = join(__dirname, '..', '..', 'client');
+let cliPath: string;
 
 let service: SpawnedService;
 let dataDir: string;
@@ -14,6 +20,11 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-cli-'));
+  const packageDir = join(dataDir, 'package');
+  const built = await runProcess(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(clientRoot, 'tsconfig.build.json'), '--outDir', join(packageDir, 'dist')]);
+  expect(built).toMatchObject({ code: 0 });
+  await copyFile(join(clientRoot, 'package.json'), join(packageDir, 'package.json'));
+  cliPath = join(packageDir, 'dist', 'cli.js');
   service = await spawnNpmStart({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
   env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl };
@@ -25,7 +36,7 @@ afterAll(async () => {
 
 /** Runs `tempmail …` to its end. */
 const run = (args: string[], extraEnv: Record<string, string | undefined> = {}) =>
-  runProcess(process.execPath, ['--import', 'tsx', cliPath, ...args], { env: { ...process.env, ...env, ...extraEnv } });
+  runProcess(process.execPath, [cliPath, ...args], { env: { ...process.env, ...env, ...extraEnv } });
 
 describe('the tempmail CLI against npm start', () => {
   let emailId: string;
@@ -113,7 +124,7 @@ describe('the tempmail CLI against npm start', () => {
 
   it('shows a spinner with the elapsed time on stderr when stderr is a terminal', async () => {
     // `script` gives the CLI a pseudo-terminal, as a person's shell does.
-    const command = [process.execPath, '--import', 'tsx', cliPath, 'messages', 'wait', emailId, '--timeout', '1500ms', '--subject', 'never sent'].join(' ');
+    const command = [process.execPath, cliPath, 'messages', 'wait', emailId, '--timeout', '1500ms', '--subject', 'never sent'].join(' ');
     const { code, stdout: terminal } = await runProcess('script', ['-qec', command, '/dev/null'], { env: { ...process.env, ...env } });
     expect(code).toBe(2);
     expect(terminal).toMatch(/\r\S waiting for mail… 1s/);
