@@ -303,7 +303,12 @@ export class MailRenderer {
    */
   private allowContentOf(htmls: string[]) {
     for (const html of htmls) {
-      for (const match of html.matchAll(/<a [^>]*?href="(https?:[^"]*)"/g)) this.linkUrls.add(absolute(match[1]!));
+      for (const match of html.matchAll(/<a [^>]*?href="(https?:[^"]*)"/g)) {
+        const url = absolute(match[1]!);
+        this.linkUrls.add(url);
+        // Chromium may open an http link over https first (HTTPS-Upgrades), to the same host.
+        this.linkUrls.add(url.replace(/^http:/, 'https:'));
+      }
       for (const match of html.matchAll(/<img [^>]*?src="(https?:[^"]*)"/g)) {
         const url = absolute(match[1]!);
         this.imageUrls.add(url);

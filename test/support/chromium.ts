@@ -25,6 +25,10 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--disable-dev-shm-usage',
+      // A new document for every navigation (RenderDocument) and the back-forward cache made each
+      // page load of the browser proofs cost about 110 ms of Chromium's processor time, 60 ms
+      // without them; neither changes what a page may do, and no suite goes back or forward.
+      '--disable-features=RenderDocument,BackForwardCache',
     ],
   });
 }
