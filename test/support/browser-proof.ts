@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import type { Browser, BrowserContext, Frame, Page, Request } from 'playwright-core';
+import { workPool } from '../../lambdas/core/work-pool';
 import { json } from './json';
 import type { TestService } from './local-service';
 import { startLoopbackOrigin, type LoopbackOrigin } from './loopback-origin';
@@ -65,13 +66,15 @@ export async function mailAndReadBack(service: TestService, vectors: readonly [s
     return id;
   });
   const sanitized: SanitizedVector[] = new Array(vectors.length);
-  let next = 0;
-  const reader = async () => {
-    for (let index = next++; index < vectors.length; index = next++) {
-      sanitized[index] = { name: vectors[index]![0], html: (await get(`/v1/messages/${ids[index]}`)).data.html as string };
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, reader));
+  const failures: unknown[] = [];
+  const reads = workPool(4, (error) => failures.push(error));
+  for (const [index, id] of ids.entries()) {
+    await reads.add(async () => {
+      sanitized[index] = { name: vectors[index]![0], html: (await get(`/v1/messages/${id}`)).data.html as string };
+    });
+  }
+  await reads.settled();
+  if (failures.length > 0) throw failures[0];
   return sanitized;
 }
 
