@@ -32,12 +32,13 @@ module.exports = {
     ...(withoutCorpus ? ['/test/unit/inbound/sanitize-corpus\\.test\\.ts$', '/test/browser/sanitized-html-corpus\\.test\\.ts$'] : []),
   ],
   transform: {
-    // Transpile only (the type check is `npm run typecheck`); @middy/core ships ES modules only.
+    // Transpile only (the type check is `npm run typecheck`), with swc: on a cold cache the unit
+    // suites took 59 s of processor time where ts-jest took 80. @middy/core ships ES modules only.
     '^.+\\.[tj]s$': [
-      'ts-jest',
+      '@swc/jest',
       {
-        tsconfig: { allowJs: true, module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true, isolatedModules: true },
-        diagnostics: false,
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+        module: { type: 'commonjs' },
       },
     ],
   },
