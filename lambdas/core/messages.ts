@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { boundMessageBodies, messageReadBudgetBytes } from './bound-message-bodies';
 import type { Clock } from './clock';
 import { getEmail } from './emails';
 import { NotFound } from './errors';
@@ -82,19 +83,27 @@ export async function getMessage(accountId: string, messageId: string, deps: Pic
   return message;
 }
 
-/** The full Message resource, with its bodies and attachment list read back from wherever they were stored. */
+/**
+ * The full Message resource, with its bodies and attachment list read back from wherever they
+ * were stored. Bodies are cut to fit a buffered Lambda response (`messageReadBudgetBytes` for
+ * the whole `{ data: Message }` as the runtime serializes it): everything else is counted
+ * exactly, and `text` and `html` share what is left, a cut one ending with its truncation
+ * marker. The raw source is always served whole.
+ */
 export async function toMessageResource(message: MessageRecord, blobs: BlobStore): Promise<MessageResource> {
   const [text, html, attachments] = await Promise.all([
     readBody(message.text, blobs),
     readBody(message.html, blobs),
     readAttachments(message.attachments, blobs),
   ]);
-  return {
+  const resource = {
     ...toListItem(message),
-    text,
-    html,
+    text: '',
+    html: '',
     attachments: attachments.map((attachment) => toAttachmentResource(message, attachment)),
   };
+  const rest = Buffer.byteLength(JSON.stringify(JSON.stringify({ data: resource })), 'utf8');
+  return { ...resource, ...boundMessageBodies({ text, html }, messageReadBudgetBytes - rest, resource.source_path) };
 }
 
 /** The raw source of a message, byte for byte (contract: GET /v1/messages/{id}/source). */
