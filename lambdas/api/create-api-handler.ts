@@ -3,6 +3,7 @@ import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResponse, RouteHandler } from './api-types';
 import { decodeDecision } from './authorizer-context';
 import { allowanceSettlement } from './middlewares/allowance-settlement';
+import { bufferedPayloadLimit } from './middlewares/buffered-payload-limit';
 import { authorizerDecision } from './middlewares/authorizer-decision';
 import { entityTag } from './middlewares/entity-tag';
 import { errorResponse } from './middlewares/error-response';
@@ -26,8 +27,8 @@ export interface ApiHandlerOptions<S extends ApiServices> {
 
 /**
  * Wraps a route in the pipeline every route shares: the authorizer's decision is enforced
- * first; 200 reads get an entity tag (or a 304); errors become the contract's error shape; the
- * reserved unit is settled; the common headers are stamped. `services` is resolved at the first request, never at import.
+ * first; 200 reads get an entity tag (or a 304); a buffered response Lambda would refuse becomes a
+ * 500; errors become the contract's error shape; the reserved unit is settled; the common headers are stamped. `services` is resolved at the first request, never at import.
  */
 export function createApiHandler<S extends ApiServices>(
   route: RouteHandler<S>,
@@ -42,6 +43,8 @@ export function createApiHandler<S extends ApiServices>(
   })
     .use(responseHeaders())
     .use(allowanceSettlement(services))
+    // After-steps run in reverse: the size is checked once the ETag is set, before the charge is settled.
+    .use(bufferedPayloadLimit())
     .use(errorResponse(() => services().logger))
     .use(authorizerDecision({ servesExhausted: exhaustedRoute !== undefined }))
     .use(entityTag())

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { boundMessageBodies, messageReadBudgetBytes } from './bound-message-bodies';
 import type { Clock } from './clock';
 import { getEmail } from './emails';
 import { NotFound } from './errors';
@@ -82,19 +83,27 @@ export async function getMessage(accountId: string, messageId: string, deps: Pic
   return message;
 }
 
-/** The full Message resource, with its bodies and attachment list read back from wherever they were stored. */
+/**
+ * The full Message resource, with its bodies and attachment list read back from wherever they
+ * were stored. Bodies are cut to fit a buffered Lambda response (`messageReadBudgetBytes` for
+ * the whole `{ data: Message }` as the runtime serializes it): everything else is counted
+ * exactly, and `text` and `html` share what is left, a cut one ending with its truncation
+ * marker. The raw source is always served whole.
+ */
 export async function toMessageResource(message: MessageRecord, blobs: BlobStore): Promise<MessageResource> {
   const [text, html, attachments] = await Promise.all([
-    readBody(message.text, blobs),
-    readBody(message.html, blobs),
+    readBody(message.text, blobs, messageReadBudgetBytes),
+    readBody(message.html, blobs, messageReadBudgetBytes),
     readAttachments(message.attachments, blobs),
   ]);
-  return {
+  const resource = {
     ...toListItem(message),
-    text,
-    html,
+    text: '',
+    html: '',
     attachments: attachments.map((attachment) => toAttachmentResource(message, attachment)),
   };
+  const rest = Buffer.byteLength(JSON.stringify(JSON.stringify({ data: resource })), 'utf8');
+  return { ...resource, ...boundMessageBodies({ text, html }, messageReadBudgetBytes - rest, resource.source_path) };
 }
 
 /** The raw source of a message, byte for byte (contract: GET /v1/messages/{id}/source). */
@@ -150,9 +159,14 @@ function toAttachmentResource(message: MessageRecord, attachment: AttachmentReco
   };
 }
 
-async function readBody(body: StoredBody, blobs: BlobStore): Promise<string> {
+/**
+ * A body, or at least its first `maxBytes` bytes and one more character: a character costs at
+ * least its UTF-8 bytes once serialized, so what lies beyond could never be answered anyway,
+ * and a 40 MB body is not read whole to be cut to a few.
+ */
+async function readBody(body: StoredBody, blobs: BlobStore, maxBytes: number): Promise<string> {
   if ('inline' in body) return body.inline;
-  return readBlobText(body.blobKey, blobs);
+  return readBlobText(body.blobKey, blobs, maxBytes + 4);
 }
 
 async function readAttachments(attachments: StoredAttachments, blobs: BlobStore): Promise<AttachmentRecord[]> {
@@ -160,9 +174,15 @@ async function readAttachments(attachments: StoredAttachments, blobs: BlobStore)
   return JSON.parse(await readBlobText(attachments.blobKey, blobs)) as AttachmentRecord[];
 }
 
-async function readBlobText(key: string, blobs: BlobStore): Promise<string> {
+async function readBlobText(key: string, blobs: BlobStore, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of (await openBlob(key, blobs)).stream) chunks.push(chunk as Buffer);
+  let read = 0;
+  for await (const chunk of (await openBlob(key, blobs)).stream) {
+    chunks.push(chunk as Buffer);
+    read += (chunk as Buffer).length;
+    // Leaving the loop closes the stream: the rest of the blob is never fetched.
+    if (read > maxBytes) break;
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -291,9 +291,9 @@ export interface components {
             /** @description The size of the raw source in bytes. */
             size_bytes: number;
             attachment_count: number;
-            /** @description The plain-text body. For an HTML-only mail, a plain-text rendering of its HTML (the parser's own); `""` when the mail has neither. */
+            /** @description The plain-text body. For an HTML-only mail, a plain-text rendering of its HTML (the parser's own); `""` when the mail has neither. Cut when `text` and `html` together would not fit one buffered response (the JSON body is kept under 5,000,000 bytes even as Lambda serializes it; Lambda refuses a buffered response over 6 MB): a cut `text` ends with the marker `\n\n[Truncated: the whole message is its source, <source_path>]`, `<source_path>` being this message's `source_path`. The raw source is never cut. A sender can write the same words: the marker means "read the source", not proof of a cut. */
             text: string;
-            /** @description The HTML body, sanitized (no scripts, event handlers, forms, frames or `javascript:` URLs); `""` when the mail has none. Attribute values keep their HTML escaping (`&amp;` in an `href`). */
+            /** @description The HTML body, sanitized (no scripts, event handlers, forms, frames or `javascript:` URLs); `""` when the mail has none. Attribute values keep their HTML escaping (`&amp;` in an `href`). Cut like `text` when the two would not fit one buffered response, only between tags and character references (an inline image is kept whole or dropped); a cut `html` ends with `<p>[Truncated: the whole message is its source, <source_path>]</p>`. */
             html: string;
             attachments: components["schemas"]["Attachment"][];
             /** @description The relative path of the raw-source download. */

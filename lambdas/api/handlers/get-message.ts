@@ -6,7 +6,7 @@ import { lambdaBlobServices } from '../../composition/lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
 
-/** GET /v1/messages/{message_id}: the parsed message, HTML sanitized, with attachment metadata. */
+/** GET /v1/messages/{message_id}: the parsed message, HTML sanitized, with attachment metadata; bodies cut to fit a buffered response (core: toMessageResource). */
 export const route: RouteHandler<BlobServices> = async (request, services) => {
   parseInput(noQuery, request.query, 'query');
   const message = await getMessage(request.account.accountId, pathId(request, 'message_id', 'msg'), services);

@@ -122,6 +122,25 @@ describe('the shared pipeline', () => {
     expect(ports.ledger.refund).toHaveBeenCalledTimes(1);
   });
 
+  it('answers 500, uncharged, instead of a buffered response Lambda would refuse', async () => {
+    // Each control character is 7 bytes once the body is escaped into the proxy response: 6.3 MB.
+    const { handler, ports, logger } = setup(async () => ({ status: 200, body: { data: '\u0001'.repeat(900_000) } }));
+    const response = await handler(proxyEvent(route, allowContext()), lambdaContext());
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(String(response.body)).error).toEqual(expect.objectContaining({ code: 'internal_error' }));
+    expect(ports.ledger.refund).toHaveBeenCalledTimes(1);
+    expect(response.headers).toMatchObject({ 'RateLimit-Remaining': '42', 'X-Request-Id': expect.any(String) });
+    expect(logger.lines).toEqual([expect.objectContaining({ message: 'request failed', error: 'ResponseTooLarge' })]);
+  });
+
+  it('answers a buffered response just within the limit, charged', async () => {
+    const { handler, ports } = setup(async () => ({ status: 200, body: { data: '\u0001'.repeat(850_000) } }));
+    const response = await handler(proxyEvent(route, allowContext()), lambdaContext());
+    expect(response.statusCode).toBe(200);
+    expect(Buffer.byteLength(JSON.stringify(response))).toBeGreaterThan(5_900_000);
+    expect(ports.ledger.refund).not.toHaveBeenCalled();
+  });
+
   it('keeps the answer when the refund itself fails, and logs it', async () => {
     const { handler, ports, logger } = setup(async () => {
       throw new Unavailable();
