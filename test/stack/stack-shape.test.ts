@@ -138,7 +138,8 @@ describe('npm run start:stack', () => {
       await service.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two starts (each may take its 60 s on a loaded machine) and four operator CLI processes.
+  }, 150_000);
 });
 
 describe('the API from the template', () => {
