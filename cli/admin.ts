@@ -49,14 +49,14 @@ BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.
 Locally, mail redrive reads the dead-letter queue of the npm run start:stack running on DATA_DIR.`;
 
 const commands: Record<string, Command> = {
-  'account create': async (stores, { values, environment, connection }) => {
+  'account create': async (stores, { values, environment, local, connection }) => {
     const plan = required(values, 'plan');
     if (!isPlan(plan)) throw new UsageError('--plan must be free or paid');
     const format = values.format ?? 'json';
     if (format !== 'json' && format !== 'env') throw new UsageError('--format must be json or env');
     const env = values.env ?? environment.TEMPMAIL_ENV ?? connection.service?.env ?? 'local';
     const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
-    if (format === 'env') return shellExports(opened.apiKey, connection.service);
+    if (format === 'env') return shellExports(opened.apiKey, connection.service, local);
     return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
   },
   'account list': async (stores) => {

@@ -11,10 +11,11 @@ export class ShellText {
  * `eval "$(npm run --silent admin -- account create --plan paid --format env)"` prepares a shell
  * for the clients and the README's first test.
  */
-export function shellExports(apiKey: string, service: AnnouncedService | undefined): ShellText {
+export function shellExports(apiKey: string, service: AnnouncedService | undefined, local: boolean): ShellText {
   const lines = [`export TEMPMAIL_API_KEY=${quoted(apiKey)}`];
   if (service) lines.push(`export TEMPMAIL_BASE_URL=${quoted(service.apiUrl)}`, `export SMTP_PORT=${service.smtpPort}`);
-  else lines.push('# no local service runs on DATA_DIR: set TEMPMAIL_BASE_URL (and SMTP_PORT) yourself');
+  else if (local) lines.push('# no local service runs on DATA_DIR: set TEMPMAIL_BASE_URL (and SMTP_PORT) yourself');
+  else lines.push("# TEMPMAIL_BASE_URL: the stack's ApiUrl output");
   return new ShellText(`${lines.join('\n')}\n`);
 }
 

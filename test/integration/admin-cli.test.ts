@@ -197,6 +197,10 @@ describe('operator CLI against a deployed stack (--stack)', () => {
       expect(opened.env).toBe('local');
       expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]!.args[0].input).toEqual({ StackName: 'Tempmail-local' });
       const second = (await cli(['key', 'create', '--account', opened.account_id])).json();
+      // In AWS the CLI knows the key, not where a client should call: it says so in the export lines.
+      expect((await cli(['account', 'create', '--plan', 'paid', '--format', 'env'])).stdout).toMatch(
+        /^export TEMPMAIL_API_KEY='tm_local_[A-Za-z0-9_-]+'\n# TEMPMAIL_BASE_URL: the stack's ApiUrl output\n$/,
+      );
 
       const accounts = (await cli(['account', 'list'])).json().data;
       expect(accounts).toContainEqual({
