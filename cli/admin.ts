@@ -11,54 +11,52 @@ import { redriveDeadLetters } from '../lambdas/inbound/redrive-dead-letters';
 import { grantAllowance, listAccounts, openAccount, suspendAccount } from '../lambdas/core/accounts';
 import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';
-import { addDomain, disableDomain, registeredDomains } from '../lambdas/core/domains';
 import { ServiceError } from '../lambdas/core/errors';
 import { isPlan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
 import type { Stores } from '../lambdas/composition/services';
+import { required, UsageError, type Command } from './command';
+import { domainCommands } from './domain-commands';
+import { shellExports, ShellText } from './shell-exports';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
 import { announcedDeadLetterQueue } from '../local/endpoint-file';
 import { connect } from './connect';
 import { stackEnvironment } from './stack-outputs';
 
 const usage = `Usage: admin [--stack NAME] <command>
-  account create --plan free|paid [--env NAME]   open an account with its first API key
+  account create --plan free|paid [--env NAME] [--format json|env]
+                                                 open an account with its first API key; --format env
+                                                 prints export lines (key, and the local API and SMTP port)
   account list                                   list every account with its allowance
   account suspend --account ID                   suspend an account (its requests get 403)
   key create --account ID                        issue another API key for an account
   key list --account ID                          list an account's keys (ids and status, never the keys)
   key revoke --key KEY | --key-id ID             revoke an API key (it then gets 401)
-  domain add NAME                                register a receiving domain
+  domain add NAME                                register a receiving domain (against a stack, only one its
+                                                 SES receipt rule covers: else it prints the redeploy command)
   domain disable NAME                            stop creating addresses on a domain and receiving for it
-  domain list                                    list the receiving domains
+  domain list                                    list the receiving domains (and which the receipt rule covers)
   allowance grant --account ID --requests N      add requests to an account's allowance
   mail redrive                                   re-ingest mail the parser dead-lettered (AWS, or a running
                                                  npm run start:stack); mail past its 15 minutes is dropped
-Prints one JSON object on stdout.
+Prints one JSON object on stdout (account create --format env: shell export lines).
 Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
 DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all
 ${tableKeys.length} table variables can be set: ${tableKeys.map(tableEnvironmentName).join(', ')}
-(the stack outputs them too); mail redrive also needs BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.
+(the stack outputs them too); domain add also needs RECEIPT_RULE_DOMAINS, mail redrive
+BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.
 Locally, mail redrive reads the dead-letter queue of the npm run start:stack running on DATA_DIR.`;
 
-class UsageError extends Error {}
-
-type Command = (stores: Stores, args: Args) => Promise<unknown>;
-interface Args {
-  positionals: string[];
-  values: Record<string, string | undefined>;
-  environment: NodeJS.ProcessEnv;
-  /** Whether the stores are the local service's (DATA_DIR), not the stack's in AWS. */
-  local: boolean;
-}
-
 const commands: Record<string, Command> = {
-  'account create': async (stores, { values, environment }) => {
+  'account create': async (stores, { values, environment, local, connection }) => {
     const plan = required(values, 'plan');
     if (!isPlan(plan)) throw new UsageError('--plan must be free or paid');
-    const env = values.env ?? environment.TEMPMAIL_ENV ?? 'local';
+    const format = values.format ?? 'json';
+    if (format !== 'json' && format !== 'env') throw new UsageError('--format must be json or env');
+    const env = values.env ?? environment.TEMPMAIL_ENV ?? connection.service?.env ?? 'local';
     const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
+    if (format === 'env') return shellExports(opened.apiKey, connection.service, local);
     return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
   },
   'account list': async (stores) => {
@@ -94,21 +92,7 @@ const commands: Record<string, Command> = {
     await revokeApiKey(required(values, 'key'), stores);
     return { revoked: true };
   },
-  'domain add': async (stores, { positionals }) => {
-    const name = positionals[0];
-    if (!name) throw new UsageError('domain add needs a NAME');
-    const domain = await addDomain(name, stores);
-    return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
-  },
-  'domain disable': async (stores, { positionals }) => {
-    const name = positionals[0];
-    if (!name) throw new UsageError('domain disable needs a NAME');
-    const domain = await disableDomain(name, stores);
-    return { domain: domain.domain, create_enabled: domain.createEnabled, receive_enabled: domain.receiveEnabled };
-  },
-  'domain list': async (stores) => {
-    return { data: await registeredDomains(stores) };
-  },
+  ...domainCommands,
   'mail redrive': async (stores, { environment, local }) => redriveMail(stores, environment, local),
   'allowance grant': async (stores, { values }) => {
     const accountId = required(values, 'account');
@@ -149,12 +133,6 @@ async function deadLetterSource(environment: NodeJS.ProcessEnv, local: boolean) 
   return { blobs: new DirectoryBlobStore(join(dataDir, 'blobs')), queue: new SqsDeadLetterQueue(client, announced.queueUrl) };
 }
 
-function required(values: Args['values'], name: string): string {
-  const value = values[name];
-  if (!value) throw new UsageError(`--${name} is required`);
-  return value;
-}
-
 /** Runs one operator command; returns the process exit code. */
 export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): Promise<number> {
   let parsed;
@@ -170,6 +148,7 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
         'key-id': { type: 'string' },
         stack: { type: 'string' },
         requests: { type: 'string' },
+        format: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -188,8 +167,8 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
   try {
     const target = stack ? { ...environment, ...(await stackEnvironment(stack)) } : environment;
     connection = await connect(target);
-    const result = await command(connection.stores, { positionals, values, environment: target, local: connection.target !== 'aws' });
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    const result = await command(connection.stores, { positionals, values, environment: target, local: connection.target !== 'aws', connection });
+    process.stdout.write(result instanceof ShellText ? result.text : `${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,13 +1,22 @@
 import { join } from 'node:path';
 import { localTableNames, tableKeys, tableNamesFrom, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import { createStores, type Stores } from '../lambdas/composition/services';
+import { receiptRuleDomainsFrom, type ReceiptRuleDomains } from '../lambdas/core/domains';
 import { ensureTables, startLocalDynamoDb } from '../local/local-dynamodb';
-import { runningEndpoint } from '../local/endpoint-file';
+import { announcedService, runningEndpoint, type AnnouncedService } from '../local/endpoint-file';
 
 export interface Connection {
   stores: Stores;
   /** Where the stores are: `aws`, or the local endpoint. */
   target: string;
+  /**
+   * The domains mail reaches: the stack's receipt rule's (`RECEIPT_RULE_DOMAINS`, an output of the
+   * stack, or what a running `npm run start:stack` announced). Undefined locally under `npm start`,
+   * where every registered domain receives, and in AWS when the stack does not say.
+   */
+  receiptRule: ReceiptRuleDomains;
+  /** What the local service running on the data directory announced: its API, SMTP port and environment. */
+  service?: AnnouncedService;
   close(): Promise<void>;
 }
 
@@ -18,22 +27,28 @@ export interface Connection {
  * service, or, when none runs, by opening the data directory itself.
  */
 export async function connect(environment: NodeJS.ProcessEnv): Promise<Connection> {
+  const given = environment.RECEIPT_RULE_DOMAINS === undefined ? undefined : receiptRuleDomainsFrom(environment.RECEIPT_RULE_DOMAINS);
   const awsTables = awsTableNames(environment);
   if (awsTables) {
-    const stores = createStores({ tableNames: awsTables, dynamodbEndpoint: environment.DYNAMODB_ENDPOINT });
-    return { stores, target: 'aws', close: async () => undefined };
+    const stores = createStores({ tableNames: awsTables, dynamodbEndpoint: environment.DYNAMODB_ENDPOINT, receiptRule: given });
+    return { stores, target: 'aws', receiptRule: given, close: async () => undefined };
   }
   const dataDir = environment.DATA_DIR || '.data';
   const tableNames = localTableNames();
   const running = environment.DYNAMODB_ENDPOINT ?? (await runningEndpoint(dataDir));
   if (running) {
-    return { stores: createStores({ tableNames, dynamodbEndpoint: running }), target: running, close: async () => undefined };
+    const service = environment.DYNAMODB_ENDPOINT ? undefined : await announcedService(dataDir);
+    const receiptRule = given ?? service?.receiptRuleDomains;
+    const stores = createStores({ tableNames, dynamodbEndpoint: running, receiptRule });
+    return { stores, target: running, receiptRule, ...(service ? { service } : {}), close: async () => undefined };
   }
+  // No service runs: nothing receives now; the next `npm start` receives for every registered domain.
   const dynamodb = await startLocalDynamoDb({ path: join(dataDir, 'dynamodb') });
   await ensureTables(dynamodb.endpoint, tableNames);
   return {
-    stores: createStores({ tableNames, dynamodbEndpoint: dynamodb.endpoint }),
+    stores: createStores({ tableNames, dynamodbEndpoint: dynamodb.endpoint, receiptRule: given }),
     target: dynamodb.endpoint,
+    receiptRule: given,
     close: () => dynamodb.close(),
   };
 }

@@ -83,7 +83,7 @@ export class TempmailStack extends Stack {
       reason:
         'Rotating the cursor HMAC secret only invalidates outstanding cursors (valid one hour); a new value is read at the next cold start.',
     });
-    const environment = serviceEnvironment({ storage, stage: props.stage, ...(props.lifetimes ? { lifetimes: props.lifetimes } : {}) });
+    const environment = serviceEnvironment({ storage, stage: props.stage, domains: props.domains, ...(props.lifetimes ? { lifetimes: props.lifetimes } : {}) });
 
     // The console: the user pool first (the API's console authorizer needs it), then the hosting
     // (its address is where sign-in returns), then the client, whose id the console functions learn.
@@ -149,6 +149,8 @@ export class TempmailStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
     new CfnOutput(this, 'Stage', { value: props.stage, description: 'TEMPMAIL_ENV' });
+    // The operator CLI's `domain add` refuses a domain outside them (SES would refuse its mail).
+    new CfnOutput(this, 'ReceiptRuleDomains', { value: props.domains.join(','), description: 'RECEIPT_RULE_DOMAINS' });
     new CfnOutput(this, 'ConsoleUrl', { value: hosting.consoleUrl });
     new CfnOutput(this, 'ApiReferenceUrl', { value: hosting.referenceUrl });
     new CfnOutput(this, 'ConsoleIssuer', { value: identity.issuer });

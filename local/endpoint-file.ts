@@ -66,3 +66,36 @@ export async function announcedDeadLetterQueue(dataDir: string): Promise<Announc
     return undefined;
   }
 }
+
+/**
+ * The file through which a running `npm start` or `npm run start:stack` announces where it serves
+ * and, for the stack, the domains its receipt rule covers: the operator CLI prints the first for
+ * `account create --format env`, and refuses a `domain add` the second does not cover.
+ */
+const serviceFileName = 'service.json';
+
+export interface AnnouncedService {
+  apiUrl: string;
+  smtpPort: number;
+  /** The environment its keys are bound to (`TEMPMAIL_ENV`). */
+  env: string;
+  /** The receipt rule's domains (`npm run start:stack`); absent where every registered domain receives. */
+  receiptRuleDomains?: string[];
+}
+
+export async function announceService(dataDir: string, service: AnnouncedService): Promise<void> {
+  await writeFile(join(dataDir, serviceFileName), `${JSON.stringify(service)}\n`);
+}
+
+export async function withdrawService(dataDir: string): Promise<void> {
+  await rm(join(dataDir, serviceFileName), { force: true });
+}
+
+/** What the local service on a data directory announced (read it once `runningEndpoint` says one runs there). */
+export async function announcedService(dataDir: string): Promise<AnnouncedService | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dataDir, serviceFileName), 'utf8')) as AnnouncedService;
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { environmentPattern } from '../core/api-keys';
 import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
 import { oidcIdentityVerifier } from '../adapters/oidc/identity-token-verifier';
+import { receiptRuleDomainsFrom } from '../core/domains';
 import { createServices, type ApiServices, type ConsoleServices } from './services';
 
 const lifetime = z.optional(z.coerce.number().check(z.int(), z.minimum(1)));
@@ -12,6 +13,8 @@ const lambdaEnvironment = z.object({
   LOG_LEVEL: z._default(z.enum(['debug', 'info', 'warn', 'error', 'silent']), 'info'),
   TEMPMAIL_MESSAGE_TTL_SECONDS: lifetime,
   TEMPMAIL_EMAIL_TTL_SECONDS: lifetime,
+  /** The receipt rule's recipients, comma-separated: the only domains mail reaches in AWS. */
+  RECEIPT_RULE_DOMAINS: z.optional(z.string()),
 });
 
 let services: ApiServices | undefined;
@@ -31,6 +34,7 @@ export function lambdaServices(): ApiServices {
     tableNames,
     cursorSecret: '',
     logLevel: env.LOG_LEVEL,
+    ...(env.RECEIPT_RULE_DOMAINS !== undefined ? { receiptRule: receiptRuleDomainsFrom(env.RECEIPT_RULE_DOMAINS) } : {}),
     ...(env.TEMPMAIL_MESSAGE_TTL_SECONDS ? { messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS } : {}),
     ...(env.TEMPMAIL_EMAIL_TTL_SECONDS ? { emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS } : {}),
   });

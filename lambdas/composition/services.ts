@@ -12,6 +12,7 @@ import type { IdentityVerifier } from '../adapters/oidc/identity-token-verifier'
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
 import { systemClock, type Clock } from '../core/clock';
+import { withinReceiptRule, type ReceiptRuleDomains } from '../core/domains';
 import type { ShortWindowLimits } from '../core/short-window';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
 import type { AccountStore, ApiKeyStore, DomainStore, IdentityStore, Ledger } from '../core/ports';
@@ -39,6 +40,8 @@ export interface StoresConfig {
   /** DynamoDB endpoint; the local dynalite, or AWS's own when absent. */
   dynamodbEndpoint?: string;
   region?: string;
+  /** The stack's receipt rule domains (RECEIPT_RULE_DOMAINS): no other domain receives. Unset locally. */
+  receiptRule?: ReceiptRuleDomains;
 }
 
 /** The DynamoDB adapters over one document client: what the operator CLI needs, and the routes too. */
@@ -50,7 +53,7 @@ export function createStores(config: StoresConfig): Stores {
     ledger: accounts,
     identities: new DynamoDbIdentityStore(client, config.tableNames.identities),
     keys: new DynamoDbApiKeyStore(client, config.tableNames.apiKeys),
-    domains: new DynamoDbDomainStore(client, config.tableNames.domains),
+    domains: withinReceiptRule(new DynamoDbDomainStore(client, config.tableNames.domains), config.receiptRule),
     emails: new DynamoDbEmailStore(client, config.tableNames.emails),
     registry: new DynamoDbAddressRegistry(client, config.tableNames.addresses),
     idempotency: new DynamoDbIdempotencyStore(client, config.tableNames.idempotency),

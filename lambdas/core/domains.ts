@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import { InvalidRequest, NotFound } from './errors';
+import { InvalidRequest, NotFound, PolicyViolation } from './errors';
 import { pageAfter, type Page } from './pagination';
 import type { Domain, DomainStore } from './ports';
 
@@ -23,11 +23,69 @@ export function normalizeDomain(name: string): string {
   return domain;
 }
 
-/** Registers a receiving domain, enabled for creation and receiving (operator CLI `domain add`). */
-export async function addDomain(name: string, deps: { domains: DomainStore }): Promise<Domain> {
+/**
+ * The domains mail can reach where SES receives it: the recipients of the stack's receipt rule,
+ * fixed at deployment (its `domains` context). `undefined` where the service's own SMTP intake
+ * receives (`npm start`): that takes every registered domain, so there every one receives.
+ */
+export type ReceiptRuleDomains = readonly string[] | undefined;
+
+/** The receipt rule's domains from their comma-separated list (`RECEIPT_RULE_DOMAINS`, as the stack writes it). */
+export function receiptRuleDomainsFrom(list: string): string[] {
+  return list
+    .split(',')
+    .filter((name) => name.trim() !== '')
+    .map(normalizeDomain);
+}
+
+/** Whether mail to the domain reaches the service: the receipt rule covers it, or there is none. */
+export function reachesService(domain: string, receiptRule: ReceiptRuleDomains): boolean {
+  return receiptRule === undefined || receiptRule.includes(domain);
+}
+
+/**
+ * `domain add` of a domain the stack's receipt rule does not cover: SES would refuse every mail
+ * to it, so it is not registered; the stack must be redeployed with it among its domains.
+ */
+export class OutsideReceiptRule extends PolicyViolation {
+  constructor(
+    readonly domain: string,
+    /** The receipt rule's domains with this one: what the stack should be redeployed with. */
+    readonly redeployDomains: string[],
+  ) {
+    super(`${domain} is not among the domains the SES receipt rule covers: mail to it would be refused.`, [
+      { field: 'domain', reason: 'domain_not_allowed' },
+    ]);
+  }
+}
+
+/**
+ * Registers a receiving domain, enabled for creation and receiving (operator CLI `domain add`).
+ * Only a domain mail can reach (DESIGN: a domain the API lists as receiving receives in AWS).
+ */
+export async function addDomain(name: string, deps: { domains: DomainStore; receiptRule?: ReceiptRuleDomains }): Promise<Domain> {
   const domain: Domain = { domain: normalizeDomain(name), createEnabled: true, receiveEnabled: true };
+  if (!reachesService(domain.domain, deps.receiptRule)) throw new OutsideReceiptRule(domain.domain, [...deps.receiptRule!, domain.domain]);
   await deps.domains.put(domain);
   return domain;
+}
+
+/**
+ * The domain store as the service must read it: a domain the receipt rule does not cover (one
+ * registered in the table by hand, or by an older `domain add`) does not receive, so no address
+ * is created on it and the listing does not call it receiving.
+ */
+export function withinReceiptRule(store: DomainStore, receiptRule: ReceiptRuleDomains): DomainStore {
+  if (receiptRule === undefined) return store;
+  const served = (domain: Domain): Domain => (reachesService(domain.domain, receiptRule) ? domain : { ...domain, receiveEnabled: false });
+  return {
+    put: (domain) => store.put(domain),
+    get: async (name) => {
+      const domain = await store.get(name);
+      return domain && served(domain);
+    },
+    list: async () => (await store.list()).map(served),
+  };
 }
 
 /**

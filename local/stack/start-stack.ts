@@ -75,6 +75,8 @@ export interface StackRuntime {
   consoleUrl: string;
   issuer: string;
   smtpPort: number;
+  /** The recipients of the template's receipt rules: the only domains mail reaches, as in AWS. */
+  receiptRuleDomains: string[];
   /** The operator's view of the storage (as `npm run admin` has it), not the functions'. */
   services: ApiServices;
   /** The blob bucket as the operator sees it: the directory the S3 stand-in serves. */
@@ -330,6 +332,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     consoleUrl: `${gateway.url}/console/`,
     issuer,
     smtpPort: smtp.port,
+    receiptRuleDomains: [...new Set(rules.flatMap((rule) => rule.recipients))],
     services: operator,
     blobs,
     calls,

@@ -675,6 +675,8 @@ describe('outputs', () => {
     template.hasOutput('MailBucket', { Description: 'BLOB_BUCKET' });
     template.hasOutput('DeadLetterQueueUrl', { Description: 'DEAD_LETTER_QUEUE_URL' });
     template.hasOutput('Stage', { Description: 'TEMPMAIL_ENV', Value: 'test' });
+    // `domain add` refuses a domain outside the receipt rule, whose recipients these are.
+    template.hasOutput('ReceiptRuleDomains', { Description: 'RECEIPT_RULE_DOMAINS', Value: 'mail.example.test,inbox.example.test' });
     for (const key of tableKeys) {
       template.hasOutput(tableEnvironmentName(key).replace(/_/g, ''), { Description: tableEnvironmentName(key) });
     }

@@ -7,6 +7,10 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { runAdmin } from '../../cli/admin';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { startTestService } from '../support/local-service';
+import { contractFetch } from '../support/contract';
+import { runProcess } from '../support/run-process';
+import { sendMail } from '../support/smtp-client';
+import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
 
 /** Runs the CLI in-process and captures what it prints. */
 async function admin(args: string[], env: NodeJS.ProcessEnv) {
@@ -76,6 +80,45 @@ describe('operator CLI against a running local service', () => {
   });
 });
 
+describe('operator CLI processes against npm start', () => {
+  it("prints a key as export lines a shell evaluates, as npm start's ready line says, and a domain it adds receives mail", async () => {
+    const service = await spawnNpmStart({ DATA_DIR: dataDir });
+    try {
+      // The command the ready line gives, run as written in a shell.
+      const command = /key: (eval "\$\(.+\)")$/m.exec(service.output())?.[1];
+      expect(command).toBe(`eval "$(DATA_DIR=${dataDir} npm run --silent admin -- account create --plan paid --format env)"`);
+      const shell = await runProcess('bash', ['-c', `${command} && printf '%s\\n' "$TEMPMAIL_API_KEY" "$TEMPMAIL_BASE_URL" "$SMTP_PORT"`], {
+        cwd: join(__dirname, '..', '..'),
+      });
+      expect(shell.stderr).toBe('');
+      const [apiKey, baseUrl, smtpPort] = shell.stdout.trim().split('\n');
+      expect({ baseUrl, smtpPort: Number(smtpPort) }).toEqual({ baseUrl: service.apiUrl, smtpPort: service.smtpPort });
+      const usage = await json(await contractFetch(`${baseUrl}/v1/usage`, { headers: { Authorization: `Bearer ${apiKey}` } }));
+      expect(usage.data).toMatchObject({ plan: 'paid' });
+
+      // No receipt rule here: the SMTP intake takes every registered domain, so domain add stays open.
+      const added = await runAdminCommand(['domain', 'add', 'later.example.test'], { DATA_DIR: dataDir });
+      expect({ code: added.code, record: JSON.parse(added.stdout) }).toEqual({
+        code: 0,
+        record: { domain: 'later.example.test', create_enabled: true, receive_enabled: true },
+      });
+      const created = await contractFetch(`${baseUrl}/v1/emails`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'later-domain-0001' },
+        body: JSON.stringify({ domain: 'later.example.test' }),
+      });
+      expect(created.status).toBe(201);
+      const email = (await json(created)).data as { id: string; address: string };
+      await sendMail(service.smtpPort, { from: 'sender@example.org', to: email.address, subject: 'on a later domain', text: 'received' });
+      const messages = await json(await contractFetch(`${baseUrl}/v1/emails/${email.id}/messages`, { headers: { Authorization: `Bearer ${apiKey}` } }));
+      expect(messages.data.map((message: { subject: string }) => message.subject)).toEqual(['on a later domain']);
+    } finally {
+      await service.stop('SIGTERM');
+    }
+    // npm start and three CLI processes, each starting Node.
+  }, 60_000);
+});
+
 describe('operator CLI with no service running', () => {
   it('opens the data directory itself, and the service later sees what it wrote', async () => {
     const created = await admin(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
@@ -93,6 +136,7 @@ describe('operator CLI with no service running', () => {
     [['account', 'create'], 2, '--plan is required'],
     [['account', 'create', '--plan', 'gold'], 2, '--plan must be free or paid'],
     [['domain', 'add'], 2, 'domain add needs a NAME'],
+    [['account', 'create', '--plan', 'paid', '--format', 'yaml'], 2, '--format must be json or env'],
     [['frobnicate'], 2, 'Usage: admin'],
     [['account', 'create', '--bogus'], 2, "Unknown option '--bogus'"],
     [['mail', 'redrive'], 2, 'mail redrive needs the dead-letter queue'],
@@ -131,6 +175,7 @@ describe('operator CLI against a deployed stack (--stack)', () => {
     return [
       { OutputKey: 'ApiUrl', OutputValue: 'https://example.execute-api.us-east-1.amazonaws.com/prod/' },
       { OutputKey: 'Stage', OutputValue: stage, Description: 'TEMPMAIL_ENV' },
+      { OutputKey: 'ReceiptRuleDomains', OutputValue: 'tempmail.localhost', Description: 'RECEIPT_RULE_DOMAINS' },
       ...tableKeys.map((key) => ({
         OutputKey: tableEnvironmentName(key).replace(/_/g, ''),
         OutputValue: tables[key],
@@ -139,7 +184,7 @@ describe('operator CLI against a deployed stack (--stack)', () => {
     ];
   }
 
-  it('reads the seven table names from the stack, and lists, revokes by key id and disables domains', async () => {
+  it('reads the table names from the stack, and lists, revokes by key id, disables domains and adds only those of its receipt rule', async () => {
     const service = await startTestService({ dataDir });
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [{ StackName: 'Tempmail-local', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: stackOutputs('local') }],
@@ -152,6 +197,10 @@ describe('operator CLI against a deployed stack (--stack)', () => {
       expect(opened.env).toBe('local');
       expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]!.args[0].input).toEqual({ StackName: 'Tempmail-local' });
       const second = (await cli(['key', 'create', '--account', opened.account_id])).json();
+      // In AWS the CLI knows the key, not where a client should call: it says so in the export lines.
+      expect((await cli(['account', 'create', '--plan', 'paid', '--format', 'env'])).stdout).toMatch(
+        /^export TEMPMAIL_API_KEY='tm_local_[A-Za-z0-9_-]+'\n# TEMPMAIL_BASE_URL: the stack's ApiUrl output\n$/,
+      );
 
       const accounts = (await cli(['account', 'list'])).json().data;
       expect(accounts).toContainEqual({
@@ -183,6 +232,20 @@ describe('operator CLI against a deployed stack (--stack)', () => {
       });
       const domains = await json(await service.request('/v1/domains', { key: second.api_key }));
       expect(domains.data).toEqual([{ domain: 'tempmail.localhost', create_enabled: false, receive_enabled: false }]);
+
+      // SES refuses mail to a domain outside the stack's receipt rule: not added, and the redeploy that adds it is named.
+      const refused = await cli(['domain', 'add', 'Other.Example.TEST']);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr).error).toEqual({
+        code: 'policy_violation',
+        message: expect.stringContaining('npx cdk deploy -c stage=local -c domains=tempmail.localhost,other.example.test'),
+      });
+      expect((await cli(['domain', 'list'])).json()).toEqual({
+        data: [{ domain: 'tempmail.localhost', create_enabled: false, receive_enabled: false, in_receipt_rule: true }],
+        receipt_rule_domains: ['tempmail.localhost'],
+      });
+      // A domain of the rule is added again (enabled after a disable).
+      expect((await cli(['domain', 'add', 'tempmail.localhost'])).json()).toMatchObject({ domain: 'tempmail.localhost', receive_enabled: true });
     } finally {
       await service.close();
     }
@@ -201,6 +264,13 @@ describe('operator CLI against a deployed stack (--stack)', () => {
     const help = result.stderr.replace(/\s+/g, ' ');
     for (const key of tableKeys) expect(help).toContain(tableEnvironmentName(key));
     expect(help).toContain(`all ${tableKeys.length} table variables`);
+  });
+
+  it('adds no domain against AWS when the receipt rule\'s domains are not known, and says where they come from', async () => {
+    const tables = localTableNames();
+    const result = await admin(['domain', 'add', 'new.example.test'], Object.fromEntries(tableKeys.map((key) => [tableEnvironmentName(key), tables[key]])));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('set RECEIPT_RULE_DOMAINS');
   });
 
   it('refuses a partial set of table variables, naming the missing ones', async () => {

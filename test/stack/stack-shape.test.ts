@@ -7,7 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { localTableNames } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { createStores } from '../../lambdas/composition/services';
 import { openAccount } from '../../lambdas/core/accounts';
+import { runningEndpoint } from '../../local/endpoint-file';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
 import { FunctionClock } from '../../local/stack/function-clock';
@@ -78,18 +81,46 @@ const consoleSignIn = (runtime: StackRuntime, email: string) =>
   signIn({ issuer: runtime.issuer, clientId: localConsoleClientId, redirectUri: runtime.consoleUrl, email });
 
 describe('npm run start:stack', () => {
-  it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR, stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
+  it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR (which adds no domain its receipt rule does not cover), stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
     const environment = { DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' };
     let service = await spawnNpmStart(environment, 60_000, 'start:stack');
     try {
       expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost/);
-      const created = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
-      expect(created.code).toBe(0);
-      const account = JSON.parse(created.stdout) as { api_key: string };
+      const opened = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
+      expect(opened.code).toBe(0);
+      const account = JSON.parse(opened.stdout) as { api_key: string };
       const domains = await contractFetch(`${service.apiUrl}/v1/domains`, { headers: { Authorization: `Bearer ${account.api_key}` } });
       expect(domains.status).toBe(200);
       expect((await json(domains)).data.map((record: { domain: string }) => record.domain)).toEqual(['tempmail.localhost']);
+
+      // A domain the receipt rule does not cover would refuse every mail: the CLI does not add it, and says how to.
+      const refused = await runAdminCommand(['domain', 'add', 'late.example.test'], { DATA_DIR: dataDir });
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr).error).toMatchObject({
+        code: 'policy_violation',
+        message: expect.stringContaining('TEMPMAIL_DOMAINS=tempmail.localhost,late.example.test npm run start:stack'),
+      });
+      const listed = await runAdminCommand(['domain', 'list'], { DATA_DIR: dataDir });
+      expect(JSON.parse(listed.stdout)).toEqual({
+        data: [{ domain: 'tempmail.localhost', create_enabled: true, receive_enabled: true, in_receipt_rule: true }],
+        receipt_rule_domains: ['tempmail.localhost'],
+      });
+      // Registered in the table anyway (by hand, or by an older CLI): the API neither calls it receiving nor creates on it.
+      await createStores({ tableNames: localTableNames(), dynamodbEndpoint: (await runningEndpoint(dataDir))! }).domains.put({
+        domain: 'late.example.test',
+        createEnabled: true,
+        receiveEnabled: true,
+      });
+      const relisted = await contractFetch(`${service.apiUrl}/v1/domains`, { headers: { Authorization: `Bearer ${account.api_key}` } });
+      expect((await json(relisted)).data).toContainEqual({ domain: 'late.example.test', create_enabled: true, receive_enabled: false });
+      const created = await contractFetch(`${service.apiUrl}/v1/emails`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${account.api_key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `idem-${randomUUID()}` },
+        body: JSON.stringify({ domain: 'late.example.test' }),
+      });
+      expect(created.status).toBe(422);
+      expect((await json(created)).error).toMatchObject({ code: 'policy_violation', details: [{ field: 'domain', reason: 'domain_not_allowed' }] });
       await service.stop('SIGTERM');
       expect(service.output()).toContain('tempmail stopping (SIGTERM)');
       expect(service.output()).not.toContain(account.api_key);
@@ -98,7 +129,7 @@ describe('npm run start:stack', () => {
       service = await spawnNpmStart(environment, 60_000, 'start:stack');
       const usage = await contractFetch(`${service.apiUrl}/v1/usage`, { headers: { Authorization: `Bearer ${account.api_key}` } });
       expect(usage.status).toBe(200);
-      expect((await json(usage)).data).toMatchObject({ used_requests: 1 });
+      expect((await json(usage)).data).toMatchObject({ used_requests: 3 });
       // Only the process npm created, as a process manager or CI signals it.
       await service.signalProcess('SIGINT');
       expect(service.output()).toContain('tempmail stopping (SIGINT)');
@@ -107,7 +138,8 @@ describe('npm run start:stack', () => {
       await service.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two starts (each may take its 60 s on a loaded machine) and four operator CLI processes.
+  }, 150_000);
 });
 
 describe('the API from the template', () => {
