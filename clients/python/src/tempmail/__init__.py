@@ -20,6 +20,7 @@ from .errors import (
     ServiceUnavailableError,
     TempmailError,
     TempmailNetworkError,
+    UnexpectedResponseError,
     WaitTimeoutError,
 )
 from .extract import ExtractableMessage, extract_code, extract_codes, extract_link, extract_links
@@ -84,6 +85,7 @@ __all__ = [
     "TextMatcher",
     "Transport",
     "TransportError",
+    "UnexpectedResponseError",
     "Usage",
     "WaitTimeoutError",
     "decode_entities",

@@ -10,7 +10,9 @@ import uuid
 from datetime import datetime
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, TypeVar
 
-from .errors import AllowanceExhaustedError, ErrorDetail, TempmailError, TempmailNetworkError, error_for
+from . import answers
+from .answers import MAX_FILE_BYTES, MAX_JSON_BYTES, parse_answer
+from .errors import AllowanceExhaustedError, ErrorDetail, TempmailError, TempmailNetworkError, UnexpectedResponseError, error_for
 from .inbox import Inbox
 from .resources import Domain, DomainPage, Email, FileBody, Message, MessageListItem, MessagePage, Usage
 from .retry_policy import RetryPolicy, delay_before_retry, retry_after_of
@@ -103,13 +105,13 @@ class TempmailClient:
         """
         body = {name: value for name, value in (("local_part", local_part), ("domain", domain)) if value is not None}
         key = idempotency_key if idempotency_key is not None else self._new_key()
-        answer = self._json("POST", "/v1/emails", body=body, idempotency_key=key, request_timeout=request_timeout)
+        answer = self._json("POST", "/v1/emails", answers.one(answers.EMAIL), body=body, idempotency_key=key, request_timeout=request_timeout)
         email: Email = answer["data"]
         return email
 
     def get_email(self, email_id: str, *, request_timeout: Optional[float] = None) -> Email:
         """``GET /v1/emails/{email_id}``."""
-        email: Email = self._json("GET", f"/v1/emails/{_segment(email_id)}", request_timeout=request_timeout)["data"]
+        email: Email = self._json("GET", f"/v1/emails/{_segment(email_id)}", answers.one(answers.EMAIL), request_timeout=request_timeout)["data"]
         return email
 
     def list_messages(
@@ -117,7 +119,8 @@ class TempmailClient:
     ) -> MessagePage:
         """``GET /v1/emails/{email_id}/messages``: one page, newest first. ``cursor`` is the last page's ``next_cursor``, unchanged."""
         page: MessagePage = self._json(
-            "GET", f"/v1/emails/{_segment(email_id)}/messages", query={"limit": limit, "cursor": cursor}, request_timeout=request_timeout
+            "GET", f"/v1/emails/{_segment(email_id)}/messages", answers.MESSAGE_PAGE, query={"limit": limit, "cursor": cursor},
+            request_timeout=request_timeout,
         )
         return page
 
@@ -128,7 +131,7 @@ class TempmailClient:
 
     def get_message(self, message_id: str, *, request_timeout: Optional[float] = None) -> Message:
         """``GET /v1/messages/{message_id}``."""
-        message: Message = self._json("GET", f"/v1/messages/{_segment(message_id)}", request_timeout=request_timeout)["data"]
+        message: Message = self._json("GET", f"/v1/messages/{_segment(message_id)}", answers.one(answers.MESSAGE), request_timeout=request_timeout)["data"]
         return message
 
     def get_message_source(self, message_id: str, *, request_timeout: Optional[float] = None) -> FileBody:
@@ -143,7 +146,7 @@ class TempmailClient:
         self, *, limit: Optional[int] = None, cursor: Optional[str] = None, request_timeout: Optional[float] = None
     ) -> DomainPage:
         """``GET /v1/domains``: one page."""
-        page: DomainPage = self._json("GET", "/v1/domains", query={"limit": limit, "cursor": cursor}, request_timeout=request_timeout)
+        page: DomainPage = self._json("GET", "/v1/domains", answers.DOMAIN_PAGE, query={"limit": limit, "cursor": cursor}, request_timeout=request_timeout)
         return page
 
     def domains(self, *, limit: Optional[int] = None) -> Iterator[Domain]:
@@ -153,7 +156,7 @@ class TempmailClient:
 
     def get_usage(self, *, request_timeout: Optional[float] = None) -> Usage:
         """``GET /v1/usage`` (never charged)."""
-        usage: Usage = self._json("GET", "/v1/usage", request_timeout=request_timeout)["data"]
+        usage: Usage = self._json("GET", "/v1/usage", answers.one(answers.USAGE), request_timeout=request_timeout)["data"]
         return usage
 
     # -- waits ----------------------------------------------------------------------------------
@@ -244,13 +247,15 @@ class TempmailClient:
 
     def _list_once(self, email_id: str, cursor: Optional[str], request_timeout: float) -> MessagePage:
         page: MessagePage = self._json(
-            "GET", f"/v1/emails/{_segment(email_id)}/messages", query={"limit": PAGE, "cursor": cursor},
+            "GET", f"/v1/emails/{_segment(email_id)}/messages", answers.MESSAGE_PAGE, query={"limit": PAGE, "cursor": cursor},
             request_timeout=request_timeout, once=True,
         )  # fmt: skip
         return page
 
     def _read_once(self, message_id: str, request_timeout: float) -> Message:
-        message: Message = self._json("GET", f"/v1/messages/{_segment(message_id)}", request_timeout=request_timeout, once=True)["data"]
+        message: Message = self._json(
+            "GET", f"/v1/messages/{_segment(message_id)}", answers.one(answers.MESSAGE), request_timeout=request_timeout, once=True
+        )["data"]
         return message
 
     # -- the exchange ---------------------------------------------------------------------------
@@ -262,6 +267,7 @@ class TempmailClient:
         self,
         method: str,
         path: str,
+        shape: answers.Shape,
         *,
         query: Optional[Mapping[str, Any]] = None,
         body: Optional[Mapping[str, Any]] = None,
@@ -269,11 +275,11 @@ class TempmailClient:
         request_timeout: Optional[float] = None,
         once: bool = False,
     ) -> Any:
-        answer = self._send(method, path, query, body, idempotency_key, self._timeout(request_timeout), once)
-        return json.loads(answer.body)
+        answer = self._send(method, path, query, body, idempotency_key, self._timeout(request_timeout), once, MAX_JSON_BYTES)
+        return parse_answer(answer.status, answer.body, shape, f"{method} {path}")
 
     def _file(self, path: str, request_timeout: Optional[float]) -> FileBody:
-        answer = self._send("GET", path, None, None, None, self._timeout(request_timeout), False)
+        answer = self._send("GET", path, None, None, None, self._timeout(request_timeout), False, MAX_FILE_BYTES)
         return FileBody(
             answer.body, answer.headers.get("content-type", "application/octet-stream"), _filename_of(answer.headers.get("content-disposition", ""))
         )
@@ -287,8 +293,12 @@ class TempmailClient:
         idempotency_key: Optional[str],
         timeout: float,
         once: bool,
+        max_body: int,
     ) -> HttpResponse:
-        """One operation, with its retries. The same request (and Idempotency-Key) is sent each time."""
+        """
+        One operation, with its retries. The same request (and Idempotency-Key) is sent each time.
+        A redirect, or a body longer than ``max_body``, raises ``UnexpectedResponseError``.
+        """
         url = f"{self.base_url}{path}"
         params = {name: str(value) for name, value in (query or {}).items() if value is not None}
         if params:
@@ -298,7 +308,7 @@ class TempmailClient:
             headers["Content-Type"] = "application/json"
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        request = HttpRequest(method, url, headers, None if body is None else json.dumps(body).encode(), timeout)
+        request = HttpRequest(method, url, headers, None if body is None else json.dumps(body).encode(), timeout, max_body)
 
         server_retries = 0
         rate_limit_retries = 0
@@ -316,6 +326,12 @@ class TempmailClient:
                 self.sleep(delay_before_retry(server_retries, None, self.retry, self._random))
                 server_retries += 1
                 continue
+            if 300 <= answer.status < 400:
+                raise self._redirected(method, path, answer)
+            if len(answer.body) > max_body:
+                raise UnexpectedResponseError(
+                    answer.status, "response_too_large", f"{method} {path}: the answer's body is longer than {max_body:,} bytes", None
+                )
             if 200 <= answer.status < 300:
                 return answer
 
@@ -334,6 +350,20 @@ class TempmailClient:
                 server_retries += 1
                 continue
             raise failed
+
+    def _redirected(self, method: str, path: str, answer: HttpResponse) -> UnexpectedResponseError:
+        """A redirect's error, naming where it pointed (without any user information, and with the key redacted should it be there)."""
+        location = answer.headers.get("location", "")
+        parts = urllib.parse.urlsplit(location)
+        if parts.username is not None or parts.password is not None:
+            location = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        location = location.replace(self.__api_key, "[redacted]")[:300] or "nowhere (no Location)"
+        return UnexpectedResponseError(
+            answer.status, "unexpected_redirect",
+            f"{method} {path}: the service answered {answer.status}, a redirect to {location}; the API never redirects, so the client "
+            "follows none (check base_url: a proxy or an http-to-https redirect in front of the API?)",
+            answer.headers.get("x-request-id"),
+        )  # fmt: skip
 
 
 def _error_of(answer: HttpResponse) -> TempmailError:

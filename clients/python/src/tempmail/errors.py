@@ -185,3 +185,13 @@ def error_for(
         return kind(status, code, message, request_id, details, retry_after)
     error_type = _BY_CODE.get(code) or _BY_STATUS.get(status) or TempmailError
     return error_type(status, code, message, request_id, details)
+
+
+class UnexpectedResponseError(TempmailError):
+    """
+    An answer the contract never gives, so the client cannot use it: a redirect (``code``
+    ``"unexpected_redirect"``; the contract never redirects, and the client follows none, so the
+    key never goes to another origin), a 2xx whose body is not the operation's JSON shape
+    (``"malformed_response"``), or a body past the client's bound (``"response_too_large"``). The
+    message says what was wrong; ``status`` is the answer's.
+    """
