@@ -8,6 +8,7 @@ from typing import Callable, Dict, List, Optional, Pattern, Protocol, Set, Tuple
 
 from .errors import AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, TempmailNetworkError, WaitTimeoutError
 from .resources import Message, MessageListItem, MessagePage
+from .retry_policy import RetryPolicy
 
 #: A text test: a substring (case-insensitive) or a compiled regular expression (tested with ``search``).
 TextMatcher = Union[str, Pattern[str]]
@@ -40,7 +41,9 @@ class MessageMatch:
 
 
 class WaitingClient(Protocol):
-    """The part of the client a wait uses: one-attempt requests, its clock and its memory."""
+    """The part of the client a wait uses: one-attempt requests, its clock, its retry limits and its memory."""
+
+    retry: RetryPolicy
 
     def _list_once(self, email_id: str, cursor: Optional[str], request_timeout: float) -> MessagePage: ...
 
@@ -208,7 +211,7 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                     raise
                 last_error = error
                 if isinstance(error, RateLimitedError) and error.retry_after is not None:
-                    retry_after = float(error.retry_after)
+                    retry_after = min(float(error.retry_after), client.retry.max_retry_after)
             remaining = deadline - client.now()
             if remaining <= 0:
                 raise timed_out("deadline")
