@@ -37,7 +37,7 @@ def test_a_word_that_makes_a_number_no_code_counts_across_any_run_of_spaces() ->
 
 
 def test_thousands_of_links_on_one_line_are_all_found_the_action_ones_first() -> None:
-    links = [f"https://b.example/page/{index}" for index in range(4_000)]
+    links = [f"https://b.example/page/{index}" for index in range(2_000)]
     found = extract_links(mail("Unsubscribe " + " ".join(links) + "\nConfirm https://b.example/confirm"))
     assert found == ["https://b.example/confirm"]  # every link on the first line has "Unsubscribe" in its label
     found = extract_links(mail(" ".join(links) + " verify https://b.example/v."))

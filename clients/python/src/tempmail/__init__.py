@@ -20,6 +20,7 @@ from .errors import (
     ServiceUnavailableError,
     TempmailError,
     TempmailNetworkError,
+    UnexpectedMessageError,
     UnexpectedResponseError,
     WaitTimeoutError,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "TextMatcher",
     "Transport",
     "TransportError",
+    "UnexpectedMessageError",
     "UnexpectedResponseError",
     "Usage",
     "WaitTimeoutError",

@@ -12,12 +12,21 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, 
 
 from . import answers
 from .answers import MAX_FILE_BYTES, MAX_JSON_BYTES, parse_answer
-from .errors import AllowanceExhaustedError, ErrorDetail, TempmailError, TempmailNetworkError, UnexpectedResponseError, error_for
+from .errors import (
+    AllowanceExhaustedError,
+    ErrorDetail,
+    TempmailError,
+    TempmailNetworkError,
+    UnexpectedMessageError,
+    UnexpectedResponseError,
+    WaitTimeoutError,
+    error_for,
+)
 from .inbox import Inbox
 from .resources import Domain, DomainPage, Email, FileBody, Message, MessageListItem, MessagePage, Usage
 from .retry_policy import RetryPolicy, delay_before_retry, retry_after_of
 from .transport import HttpRequest, HttpResponse, Transport, TransportError, urllib_transport
-from .wait import PAGE, Mark, MessageMatch, TextMatcher, WaitOptions, positive_seconds, take_mark, wait_for_messages
+from .wait import PAGE, Mark, MessageMatch, TextMatcher, WaitOptions, match_of, positive_seconds, take_mark, wait_for_messages
 
 #: The default address of the service: the local one that ``npm start`` runs.
 DEFAULT_BASE_URL = "http://127.0.0.1:3000"
@@ -164,6 +173,7 @@ class TempmailClient:
     def wait_for_message(
         self,
         email_id: str,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -185,9 +195,10 @@ class TempmailClient:
         substring, a compiled pattern is tested with ``search``; ``to`` passes when any recipient
         does; ``body`` tests ``text`` and ``html``. Raises ``WaitTimeoutError`` at ``timeout``
         seconds (or when ``max_requests`` are spent); ``on_spent`` is told the requests the wait sent.
+        The tests may come as one ``MessageMatch`` instead of the keywords.
         """
         return self.wait_for_messages(
-            email_id, 1, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
+            email_id, 1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
             max_requests=max_requests, initial_interval=initial_interval, max_interval=max_interval,
             request_timeout=request_timeout, on_spent=on_spent,
         )[0]  # fmt: skip
@@ -196,6 +207,7 @@ class TempmailClient:
         self,
         email_id: str,
         count: int,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -210,15 +222,57 @@ class TempmailClient:
         max_interval: float = 5.0,
         request_timeout: Optional[float] = None,
         on_spent: Optional[Callable[[int], None]] = None,
+        exact: bool = False,
     ) -> List[Message]:
-        """Waits for ``count`` new matching messages and returns them oldest first (see ``wait_for_message``)."""
-        match = MessageMatch(from_=from_, to=to, subject=subject, body=body, where=where)
+        """
+        Waits for ``count`` new matching messages and returns them oldest first (see
+        ``wait_for_message``). With ``exact``, raises ``UnexpectedMessageError`` when the poll that
+        completes the count holds more matching new mail than ``count``.
+        """
         options = WaitOptions(
             timeout=timeout, after=after, since=since, max_requests=max_requests, initial_interval=initial_interval,
             max_interval=max_interval, request_timeout=self.request_timeout if request_timeout is None else request_timeout,
-            on_spent=on_spent,
+            on_spent=on_spent, exact=exact,
         )  # fmt: skip
-        return wait_for_messages(self, email_id, count, match, options)
+        return wait_for_messages(self, email_id, count, match_of(match, from_, to, subject, body, where), options)
+
+    def expect_no_message(
+        self,
+        email_id: str,
+        match: Optional[MessageMatch] = None,
+        *,
+        for_seconds: float,
+        from_: Optional[TextMatcher] = None,
+        to: Optional[TextMatcher] = None,
+        subject: Optional[TextMatcher] = None,
+        body: Optional[TextMatcher] = None,
+        where: Optional[Callable[[Message], bool]] = None,
+        after: Optional[Mark] = None,
+        since: Optional[datetime] = None,
+        max_requests: Optional[int] = None,
+        request_timeout: Optional[float] = None,
+        on_spent: Optional[Callable[[int], None]] = None,
+    ) -> None:
+        """
+        Polls an email through ``for_seconds`` (on the wait's schedule, and once more at its end)
+        and raises ``UnexpectedMessageError`` naming the first new mail that matches (subject,
+        sender, received time; never its body). Returns None when none came. A spent
+        ``max_requests`` raises ``WaitTimeoutError`` (``reason`` ``"budget"``): the window was not
+        watched to its end. Take a ``mark()`` before the action and pass it as ``after``.
+        """
+        options = WaitOptions(
+            timeout=for_seconds, after=after, since=since, max_requests=max_requests,
+            request_timeout=self.request_timeout if request_timeout is None else request_timeout, on_spent=on_spent,
+            poll_at_deadline=True,
+        )  # fmt: skip
+        try:
+            arrived = wait_for_messages(self, email_id, 1, match_of(match, from_, to, subject, body, where), options)
+        except WaitTimeoutError as ended:
+            if ended.reason == "deadline":
+                return
+            raise
+        self.returned_ids(email_id).difference_update(message["id"] for message in arrived)
+        raise UnexpectedMessageError(email_id, arrived, f"none should have within {for_seconds:g} s")
 
     def mark(self, email_id: str, *, request_timeout: Optional[float] = None) -> Mark:
         """What the inbox holds now (one charged request): take it before the action, pass it as ``after`` to the wait."""
