@@ -90,18 +90,3 @@ def test_the_readme_install_command_and_example_run_in_a_fresh_virtual_environme
     )  # fmt: skip
     assert entry_points.stdout.strip() == "['tempmail.pytest_plugin']", entry_points.stderr
     assert checkout_files() == before
-
-
-def test_the_backends_pyproject_reader_reads_the_file_as_tomllib_does() -> None:
-    tomllib = __import__("tomllib") if sys.version_info >= (3, 11) else None
-    sys.path.insert(0, str(PACKAGE / "build_backend"))
-    try:
-        import tempmail_build
-    finally:
-        sys.path.remove(str(PACKAGE / "build_backend"))
-    text = (PACKAGE / "pyproject.toml").read_text("utf-8")
-    read = tempmail_build.read_pyproject(text)
-    assert read["project"]["entry-points"] == {"pytest11": {"tempmail": "tempmail.pytest_plugin"}}
-    assert read["build-system"]["backend-path"] == ["build_backend"]
-    if tomllib is not None:
-        assert read == tomllib.loads(text)
