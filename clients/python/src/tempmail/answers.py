@@ -1,9 +1,12 @@
-"""The shapes of the API's success answers, checked before the client hands one to its caller."""
+"""What an answer of the API means: the shapes of its success answers, checked before the client hands one to its caller, and its errors."""
 
 import json
-from typing import Any, Dict, Mapping, Tuple, Union
+import urllib.parse
+from typing import Any, Dict, List, Mapping, Optional
 
-from .errors import UnexpectedResponseError
+from .errors import ErrorDetail, TempmailError, UnexpectedResponseError, error_for
+from .retry_policy import retry_after_of
+from .transport import HttpResponse
 
 #: The largest JSON answer the client reads: 10 MiB. The API's JSON answers are buffered Lambda
 #: responses (at most 6 MB) and the local front refuses bodies past 10 MB; a message, the largest
@@ -64,7 +67,7 @@ def parse_answer(status: int, body: bytes, shape: Shape, what: str) -> Any:
     return value
 
 
-def _problem(value: Any, expected: Any, where: str) -> Union[str, None]:
+def _problem(value: Any, expected: Any, where: str) -> Optional[str]:
     """What is wrong with ``value`` at ``where``, or None."""
     if isinstance(expected, dict):
         if not isinstance(value, dict):
@@ -100,3 +103,46 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def unusable_answer(method: str, path: str, answer: HttpResponse, max_body: int, api_key: str) -> Optional[UnexpectedResponseError]:
+    """
+    The error of an answer the client cannot use whatever its status: a redirect, named by where
+    it pointed (without user information, the key redacted should it be there), or a body past
+    ``max_body``. None for any other answer.
+    """
+    if 300 <= answer.status < 400:
+        location = answer.headers.get("location", "")
+        parts = urllib.parse.urlsplit(location)
+        if parts.username is not None or parts.password is not None:
+            location = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        location = location.replace(api_key, "[redacted]")[:300] or "nowhere (no Location)"
+        return UnexpectedResponseError(
+            answer.status, "unexpected_redirect",
+            f"{method} {path}: the service answered {answer.status}, a redirect to {location}; the API never redirects, so the client "
+            "follows none (check base_url: a proxy or an http-to-https redirect in front of the API?)",
+            answer.headers.get("x-request-id"),
+        )  # fmt: skip
+    if len(answer.body) > max_body:
+        return UnexpectedResponseError(
+            answer.status, "response_too_large", f"{method} {path}: the answer's body is longer than {max_body:,} bytes", None
+        )
+    return None
+
+
+def error_of(answer: HttpResponse) -> TempmailError:
+    """The typed error of a non-2xx answer, from the contract's error shape (or the bare status behind a proxy)."""
+    text = answer.body.decode("utf-8", "replace")
+    parsed: Any = None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        pass  # not the contract's shape (a proxy in between): keep the status and the text
+    error: Mapping[str, Any] = parsed.get("error", {}) if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) else {}
+    request_id = error.get("request_id") or answer.headers.get("x-request-id")
+    code = error.get("code") or f"http_{answer.status}"
+    message = error.get("message") or (text[:200] or f"HTTP {answer.status}")
+    details: List[ErrorDetail] = list(error.get("details") or [])
+    return error_for(
+        answer.status, code, message, request_id, details, retry_after_of(answer.headers), answer.headers.get("ratelimit-remaining")
+    )

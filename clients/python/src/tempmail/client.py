@@ -11,17 +11,8 @@ from datetime import datetime
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, TypeVar
 
 from . import answers
-from .answers import MAX_FILE_BYTES, MAX_JSON_BYTES, parse_answer
-from .errors import (
-    AllowanceExhaustedError,
-    ErrorDetail,
-    TempmailError,
-    TempmailNetworkError,
-    UnexpectedMessageError,
-    UnexpectedResponseError,
-    WaitTimeoutError,
-    error_for,
-)
+from .answers import MAX_FILE_BYTES, MAX_JSON_BYTES, error_of, parse_answer, unusable_answer
+from .errors import AllowanceExhaustedError, TempmailNetworkError, UnexpectedMessageError, WaitTimeoutError
 from .inbox import Inbox
 from .resources import Domain, DomainPage, Email, FileBody, Message, MessageListItem, MessagePage, Usage
 from .retry_policy import RetryPolicy, delay_before_retry, retry_after_of
@@ -380,16 +371,13 @@ class TempmailClient:
                 self.sleep(delay_before_retry(server_retries, None, self.retry, self._random))
                 server_retries += 1
                 continue
-            if 300 <= answer.status < 400:
-                raise self._redirected(method, path, answer)
-            if len(answer.body) > max_body:
-                raise UnexpectedResponseError(
-                    answer.status, "response_too_large", f"{method} {path}: the answer's body is longer than {max_body:,} bytes", None
-                )
+            unusable = unusable_answer(method, path, answer, max_body, self.__api_key)
+            if unusable is not None:
+                raise unusable
             if 200 <= answer.status < 300:
                 return answer
 
-            failed = _error_of(answer)
+            failed = error_of(answer)
             if isinstance(failed, AllowanceExhaustedError) or once:
                 raise failed
             retry_after = retry_after_of(answer.headers)
@@ -404,38 +392,6 @@ class TempmailClient:
                 server_retries += 1
                 continue
             raise failed
-
-    def _redirected(self, method: str, path: str, answer: HttpResponse) -> UnexpectedResponseError:
-        """A redirect's error, naming where it pointed (without any user information, and with the key redacted should it be there)."""
-        location = answer.headers.get("location", "")
-        parts = urllib.parse.urlsplit(location)
-        if parts.username is not None or parts.password is not None:
-            location = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
-        location = location.replace(self.__api_key, "[redacted]")[:300] or "nowhere (no Location)"
-        return UnexpectedResponseError(
-            answer.status, "unexpected_redirect",
-            f"{method} {path}: the service answered {answer.status}, a redirect to {location}; the API never redirects, so the client "
-            "follows none (check base_url: a proxy or an http-to-https redirect in front of the API?)",
-            answer.headers.get("x-request-id"),
-        )  # fmt: skip
-
-
-def _error_of(answer: HttpResponse) -> TempmailError:
-    """The typed error of a non-2xx answer, from the contract's error shape (or the bare status behind a proxy)."""
-    text = answer.body.decode("utf-8", "replace")
-    parsed: Any = None
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        pass  # not the contract's shape (a proxy in between): keep the status and the text
-    error: Mapping[str, Any] = parsed.get("error", {}) if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) else {}
-    request_id = error.get("request_id") or answer.headers.get("x-request-id")
-    code = error.get("code") or f"http_{answer.status}"
-    message = error.get("message") or (text[:200] or f"HTTP {answer.status}")
-    details: List[ErrorDetail] = list(error.get("details") or [])
-    return error_for(
-        answer.status, code, message, request_id, details, retry_after_of(answer.headers), answer.headers.get("ratelimit-remaining")
-    )
 
 
 def _base_url_of(value: str) -> str:
