@@ -1,27 +1,26 @@
 import { spawnSync } from 'node:child_process';
 
 /**
- * What the Python client's tests need of an interpreter: Python 3.9 or later with pytest, venv
- * (with ensurepip) and a setuptools that can build a wheel without an index (70.1 or later, or an
- * older one beside the wheel package), since the tests install the package with
- * `pip install --no-build-isolation --no-index`.
+ * What the Python client's tests need of an interpreter: Python 3.9 or later with pytest and venv
+ * (with ensurepip, whose pip is 22.3 or later: the install test uses `pip --python`). Nothing to build with: the package carries its own standard-library build
+ * backend, so `pip install --no-index ./clients/python` needs neither setuptools nor wheel.
  */
 const probe = `
 import importlib.util, sys
-missing = [name for name in ("pytest", "venv", "ensurepip", "setuptools") if importlib.util.find_spec(name) is None]
-if "setuptools" not in missing and importlib.util.find_spec("wheel") is None:
-    import setuptools
-    if tuple(int(part) for part in setuptools.__version__.split(".")[:2]) < (70, 1):
-        missing.append("wheel")
+missing = [name for name in ("pytest", "venv", "ensurepip") if importlib.util.find_spec(name) is None]
 if sys.version_info < (3, 9):
     missing.append("Python 3.9 or later")
+if "ensurepip" not in missing:
+    import ensurepip
+    if tuple(int(part) for part in ensurepip.version().split(".")[:2]) < (22, 3):
+        missing.append("a venv pip of 22.3 or later (for pip --python)")
 print(" ".join(missing))
 `;
 
 export const pythonMissingAdvice =
-  "The Python client's tests (clients/python) need python3 (3.9 or later) with pytest, venv and setuptools able to build a wheel " +
-  '(setuptools 70.1 or later, or setuptools and wheel). On Debian: apt-get install python3-venv python3-pytest python3-wheel ' +
-  '(test/support/ensure-system-packages.sh does it when it may); elsewhere: pip install pytest wheel. ' +
+  "The Python client's tests (clients/python) need python3 (3.9 or later) with pytest and venv. " +
+  'On Debian: apt-get install python3-venv python3-pytest ' +
+  '(test/support/ensure-system-packages.sh does it when it may); elsewhere: pip install pytest. ' +
   'TEMPMAIL_PYTHON names the interpreter to use.';
 
 /**

@@ -3,7 +3,7 @@
 from typing import Type
 
 import pytest
-from stand_in import StandIn, error_answer, json_answer, refused
+from stand_in import NO_REQUEST, StandIn, error_answer, json_answer, refused
 
 from tempmail import (
     AllowanceExhaustedError,
@@ -17,6 +17,7 @@ from tempmail import (
     TempmailError,
     TempmailNetworkError,
     TransportError,
+    WaitTimeoutError,
 )
 
 USAGE = {"data": {"plan": "paid", "allowance_mode": "balance", "used_requests": 1, "remaining_requests": 9, "additional_requests": 0}}
@@ -119,3 +120,20 @@ def test_a_request_time_out_is_a_network_failure_that_says_so() -> None:
     with pytest.raises(TempmailNetworkError, match="timed out after 2.5 s"):
         service.client.get_usage()
     assert service.requests[0].timeout == 2.5
+
+
+@pytest.mark.parametrize(("status", "code"), [(429, "rate_limit_exceeded"), (503, "service_unavailable")])
+def test_a_retry_after_of_100000_s_is_waited_as_the_contracts_minute_at_most(status: int, code: str) -> None:
+    service = StandIn()
+    service.script = [error_answer(status, code, {"retry-after": "100000", "ratelimit-remaining": "50"}), json_answer(USAGE)]
+    assert service.client.get_usage()["plan"] == "paid"
+    assert service.sleeps == [60.125]
+
+
+def test_a_wait_never_sleeps_a_long_retry_after_past_a_minute_nor_past_its_deadline() -> None:
+    service = StandIn()
+    service.override = lambda path: error_answer(429, "rate_limit_exceeded", {"retry-after": "100000", "ratelimit-remaining": "50"})(NO_REQUEST)
+    with pytest.raises(WaitTimeoutError):
+        service.client.wait_for_message("eml_aaaaaaaaaa", timeout=150)
+    assert service.sleeps == [60, 60, 30]
+    assert service.clock == 150

@@ -226,7 +226,7 @@ def test_names_tempmail_api_key_when_none_is_given_and_defaults_the_base_url(mon
 
 def test_every_request_carries_the_key_as_a_bearer_token() -> None:
     service = StandIn(api_key="tm_local_abc")
-    service.script = [json_answer({"data": {}})]
+    service.script = [json_answer({"data": {"plan": "paid", "allowance_mode": "balance", "used_requests": 1, "remaining_requests": 9, "additional_requests": 0}})]
     service.client.get_usage()
     request: HttpRequest = service.requests[0]
     assert request.headers["Authorization"] == "Bearer tm_local_abc"

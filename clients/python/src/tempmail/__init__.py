@@ -20,6 +20,8 @@ from .errors import (
     ServiceUnavailableError,
     TempmailError,
     TempmailNetworkError,
+    UnexpectedMessageError,
+    UnexpectedResponseError,
     WaitTimeoutError,
 )
 from .extract import ExtractableMessage, extract_code, extract_codes, extract_link, extract_links
@@ -84,6 +86,8 @@ __all__ = [
     "TextMatcher",
     "Transport",
     "TransportError",
+    "UnexpectedMessageError",
+    "UnexpectedResponseError",
     "Usage",
     "WaitTimeoutError",
     "decode_entities",

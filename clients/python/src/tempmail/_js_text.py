@@ -16,6 +16,9 @@ WORD_END = "(?![A-Za-z0-9_])"
 
 _TRIMMED = "".join(chr(c) for c in [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF])
 
+#: The same characters as a set, for reading them one by one.
+SPACE_SET = frozenset(_TRIMMED)
+
 
 def trim(text: str) -> str:
     """``String.prototype.trim``."""

@@ -10,12 +10,14 @@ import uuid
 from datetime import datetime
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, TypeVar
 
-from .errors import AllowanceExhaustedError, ErrorDetail, TempmailError, TempmailNetworkError, error_for
+from . import answers
+from .answers import MAX_FILE_BYTES, MAX_JSON_BYTES, error_of, parse_answer, unusable_answer
+from .errors import AllowanceExhaustedError, TempmailNetworkError, UnexpectedMessageError, WaitTimeoutError
 from .inbox import Inbox
 from .resources import Domain, DomainPage, Email, FileBody, Message, MessageListItem, MessagePage, Usage
 from .retry_policy import RetryPolicy, delay_before_retry, retry_after_of
 from .transport import HttpRequest, HttpResponse, Transport, TransportError, urllib_transport
-from .wait import PAGE, Mark, MessageMatch, TextMatcher, WaitOptions, positive_seconds, take_mark, wait_for_messages
+from .wait import PAGE, Mark, MessageMatch, TextMatcher, WaitOptions, match_of, positive_seconds, take_mark, wait_for_messages
 
 #: The default address of the service: the local one that ``npm start`` runs.
 DEFAULT_BASE_URL = "http://127.0.0.1:3000"
@@ -103,13 +105,13 @@ class TempmailClient:
         """
         body = {name: value for name, value in (("local_part", local_part), ("domain", domain)) if value is not None}
         key = idempotency_key if idempotency_key is not None else self._new_key()
-        answer = self._json("POST", "/v1/emails", body=body, idempotency_key=key, request_timeout=request_timeout)
+        answer = self._json("POST", "/v1/emails", answers.one(answers.EMAIL), body=body, idempotency_key=key, request_timeout=request_timeout)
         email: Email = answer["data"]
         return email
 
     def get_email(self, email_id: str, *, request_timeout: Optional[float] = None) -> Email:
         """``GET /v1/emails/{email_id}``."""
-        email: Email = self._json("GET", f"/v1/emails/{_segment(email_id)}", request_timeout=request_timeout)["data"]
+        email: Email = self._json("GET", f"/v1/emails/{_segment(email_id)}", answers.one(answers.EMAIL), request_timeout=request_timeout)["data"]
         return email
 
     def list_messages(
@@ -117,7 +119,8 @@ class TempmailClient:
     ) -> MessagePage:
         """``GET /v1/emails/{email_id}/messages``: one page, newest first. ``cursor`` is the last page's ``next_cursor``, unchanged."""
         page: MessagePage = self._json(
-            "GET", f"/v1/emails/{_segment(email_id)}/messages", query={"limit": limit, "cursor": cursor}, request_timeout=request_timeout
+            "GET", f"/v1/emails/{_segment(email_id)}/messages", answers.MESSAGE_PAGE, query={"limit": limit, "cursor": cursor},
+            request_timeout=request_timeout,
         )
         return page
 
@@ -128,7 +131,7 @@ class TempmailClient:
 
     def get_message(self, message_id: str, *, request_timeout: Optional[float] = None) -> Message:
         """``GET /v1/messages/{message_id}``."""
-        message: Message = self._json("GET", f"/v1/messages/{_segment(message_id)}", request_timeout=request_timeout)["data"]
+        message: Message = self._json("GET", f"/v1/messages/{_segment(message_id)}", answers.one(answers.MESSAGE), request_timeout=request_timeout)["data"]
         return message
 
     def get_message_source(self, message_id: str, *, request_timeout: Optional[float] = None) -> FileBody:
@@ -143,7 +146,7 @@ class TempmailClient:
         self, *, limit: Optional[int] = None, cursor: Optional[str] = None, request_timeout: Optional[float] = None
     ) -> DomainPage:
         """``GET /v1/domains``: one page."""
-        page: DomainPage = self._json("GET", "/v1/domains", query={"limit": limit, "cursor": cursor}, request_timeout=request_timeout)
+        page: DomainPage = self._json("GET", "/v1/domains", answers.DOMAIN_PAGE, query={"limit": limit, "cursor": cursor}, request_timeout=request_timeout)
         return page
 
     def domains(self, *, limit: Optional[int] = None) -> Iterator[Domain]:
@@ -153,7 +156,7 @@ class TempmailClient:
 
     def get_usage(self, *, request_timeout: Optional[float] = None) -> Usage:
         """``GET /v1/usage`` (never charged)."""
-        usage: Usage = self._json("GET", "/v1/usage", request_timeout=request_timeout)["data"]
+        usage: Usage = self._json("GET", "/v1/usage", answers.one(answers.USAGE), request_timeout=request_timeout)["data"]
         return usage
 
     # -- waits ----------------------------------------------------------------------------------
@@ -161,6 +164,7 @@ class TempmailClient:
     def wait_for_message(
         self,
         email_id: str,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -182,9 +186,10 @@ class TempmailClient:
         substring, a compiled pattern is tested with ``search``; ``to`` passes when any recipient
         does; ``body`` tests ``text`` and ``html``. Raises ``WaitTimeoutError`` at ``timeout``
         seconds (or when ``max_requests`` are spent); ``on_spent`` is told the requests the wait sent.
+        The tests may come as one ``MessageMatch`` instead of the keywords.
         """
         return self.wait_for_messages(
-            email_id, 1, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
+            email_id, 1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
             max_requests=max_requests, initial_interval=initial_interval, max_interval=max_interval,
             request_timeout=request_timeout, on_spent=on_spent,
         )[0]  # fmt: skip
@@ -193,6 +198,7 @@ class TempmailClient:
         self,
         email_id: str,
         count: int,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -207,15 +213,57 @@ class TempmailClient:
         max_interval: float = 5.0,
         request_timeout: Optional[float] = None,
         on_spent: Optional[Callable[[int], None]] = None,
+        exact: bool = False,
     ) -> List[Message]:
-        """Waits for ``count`` new matching messages and returns them oldest first (see ``wait_for_message``)."""
-        match = MessageMatch(from_=from_, to=to, subject=subject, body=body, where=where)
+        """
+        Waits for ``count`` new matching messages and returns them oldest first (see
+        ``wait_for_message``). With ``exact``, raises ``UnexpectedMessageError`` when the poll that
+        completes the count holds more matching new mail than ``count``.
+        """
         options = WaitOptions(
             timeout=timeout, after=after, since=since, max_requests=max_requests, initial_interval=initial_interval,
             max_interval=max_interval, request_timeout=self.request_timeout if request_timeout is None else request_timeout,
-            on_spent=on_spent,
+            on_spent=on_spent, exact=exact,
         )  # fmt: skip
-        return wait_for_messages(self, email_id, count, match, options)
+        return wait_for_messages(self, email_id, count, match_of(match, from_, to, subject, body, where), options)
+
+    def expect_no_message(
+        self,
+        email_id: str,
+        match: Optional[MessageMatch] = None,
+        *,
+        for_seconds: float,
+        from_: Optional[TextMatcher] = None,
+        to: Optional[TextMatcher] = None,
+        subject: Optional[TextMatcher] = None,
+        body: Optional[TextMatcher] = None,
+        where: Optional[Callable[[Message], bool]] = None,
+        after: Optional[Mark] = None,
+        since: Optional[datetime] = None,
+        max_requests: Optional[int] = None,
+        request_timeout: Optional[float] = None,
+        on_spent: Optional[Callable[[int], None]] = None,
+    ) -> None:
+        """
+        Polls an email through ``for_seconds`` (on the wait's schedule, and once more at its end)
+        and raises ``UnexpectedMessageError`` naming the first new mail that matches (subject,
+        sender, received time; never its body). Returns None when none came. A spent
+        ``max_requests`` raises ``WaitTimeoutError`` (``reason`` ``"budget"``): the window was not
+        watched to its end. Take a ``mark()`` before the action and pass it as ``after``.
+        """
+        options = WaitOptions(
+            timeout=for_seconds, after=after, since=since, max_requests=max_requests,
+            request_timeout=self.request_timeout if request_timeout is None else request_timeout, on_spent=on_spent,
+            poll_at_deadline=True,
+        )  # fmt: skip
+        try:
+            arrived = wait_for_messages(self, email_id, 1, match_of(match, from_, to, subject, body, where), options)
+        except WaitTimeoutError as ended:
+            if ended.reason == "deadline":
+                return
+            raise
+        self.returned_ids(email_id).difference_update(message["id"] for message in arrived)
+        raise UnexpectedMessageError(email_id, arrived, f"none should have within {for_seconds:g} s")
 
     def mark(self, email_id: str, *, request_timeout: Optional[float] = None) -> Mark:
         """What the inbox holds now (one charged request): take it before the action, pass it as ``after`` to the wait."""
@@ -244,13 +292,15 @@ class TempmailClient:
 
     def _list_once(self, email_id: str, cursor: Optional[str], request_timeout: float) -> MessagePage:
         page: MessagePage = self._json(
-            "GET", f"/v1/emails/{_segment(email_id)}/messages", query={"limit": PAGE, "cursor": cursor},
+            "GET", f"/v1/emails/{_segment(email_id)}/messages", answers.MESSAGE_PAGE, query={"limit": PAGE, "cursor": cursor},
             request_timeout=request_timeout, once=True,
         )  # fmt: skip
         return page
 
     def _read_once(self, message_id: str, request_timeout: float) -> Message:
-        message: Message = self._json("GET", f"/v1/messages/{_segment(message_id)}", request_timeout=request_timeout, once=True)["data"]
+        message: Message = self._json(
+            "GET", f"/v1/messages/{_segment(message_id)}", answers.one(answers.MESSAGE), request_timeout=request_timeout, once=True
+        )["data"]
         return message
 
     # -- the exchange ---------------------------------------------------------------------------
@@ -262,6 +312,7 @@ class TempmailClient:
         self,
         method: str,
         path: str,
+        shape: answers.Shape,
         *,
         query: Optional[Mapping[str, Any]] = None,
         body: Optional[Mapping[str, Any]] = None,
@@ -269,11 +320,11 @@ class TempmailClient:
         request_timeout: Optional[float] = None,
         once: bool = False,
     ) -> Any:
-        answer = self._send(method, path, query, body, idempotency_key, self._timeout(request_timeout), once)
-        return json.loads(answer.body)
+        answer = self._send(method, path, query, body, idempotency_key, self._timeout(request_timeout), once, MAX_JSON_BYTES)
+        return parse_answer(answer.status, answer.body, shape, f"{method} {path}")
 
     def _file(self, path: str, request_timeout: Optional[float]) -> FileBody:
-        answer = self._send("GET", path, None, None, None, self._timeout(request_timeout), False)
+        answer = self._send("GET", path, None, None, None, self._timeout(request_timeout), False, MAX_FILE_BYTES)
         return FileBody(
             answer.body, answer.headers.get("content-type", "application/octet-stream"), _filename_of(answer.headers.get("content-disposition", ""))
         )
@@ -287,8 +338,12 @@ class TempmailClient:
         idempotency_key: Optional[str],
         timeout: float,
         once: bool,
+        max_body: int,
     ) -> HttpResponse:
-        """One operation, with its retries. The same request (and Idempotency-Key) is sent each time."""
+        """
+        One operation, with its retries. The same request (and Idempotency-Key) is sent each time.
+        A redirect, or a body longer than ``max_body``, raises ``UnexpectedResponseError``.
+        """
         url = f"{self.base_url}{path}"
         params = {name: str(value) for name, value in (query or {}).items() if value is not None}
         if params:
@@ -298,7 +353,7 @@ class TempmailClient:
             headers["Content-Type"] = "application/json"
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
-        request = HttpRequest(method, url, headers, None if body is None else json.dumps(body).encode(), timeout)
+        request = HttpRequest(method, url, headers, None if body is None else json.dumps(body).encode(), timeout, max_body)
 
         server_retries = 0
         rate_limit_retries = 0
@@ -316,10 +371,13 @@ class TempmailClient:
                 self.sleep(delay_before_retry(server_retries, None, self.retry, self._random))
                 server_retries += 1
                 continue
+            unusable = unusable_answer(method, path, answer, max_body, self.__api_key)
+            if unusable is not None:
+                raise unusable
             if 200 <= answer.status < 300:
                 return answer
 
-            failed = _error_of(answer)
+            failed = error_of(answer)
             if isinstance(failed, AllowanceExhaustedError) or once:
                 raise failed
             retry_after = retry_after_of(answer.headers)
@@ -334,24 +392,6 @@ class TempmailClient:
                 server_retries += 1
                 continue
             raise failed
-
-
-def _error_of(answer: HttpResponse) -> TempmailError:
-    """The typed error of a non-2xx answer, from the contract's error shape (or the bare status behind a proxy)."""
-    text = answer.body.decode("utf-8", "replace")
-    parsed: Any = None
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        pass  # not the contract's shape (a proxy in between): keep the status and the text
-    error: Mapping[str, Any] = parsed.get("error", {}) if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict) else {}
-    request_id = error.get("request_id") or answer.headers.get("x-request-id")
-    code = error.get("code") or f"http_{answer.status}"
-    message = error.get("message") or (text[:200] or f"HTTP {answer.status}")
-    details: List[ErrorDetail] = list(error.get("details") or [])
-    return error_for(
-        answer.status, code, message, request_id, details, retry_after_of(answer.headers), answer.headers.get("ratelimit-remaining")
-    )
 
 
 def _base_url_of(value: str) -> str:

@@ -1,7 +1,7 @@
 """The typed errors of the client: one class per error code of the OpenAPI document."""
 
 import json
-from typing import Dict, List, Optional, Type, TypedDict
+from typing import Any, Dict, List, Mapping, Optional, Type, TypedDict
 
 
 class ErrorDetail(TypedDict, total=False):
@@ -185,3 +185,32 @@ def error_for(
         return kind(status, code, message, request_id, details, retry_after)
     error_type = _BY_CODE.get(code) or _BY_STATUS.get(status) or TempmailError
     return error_type(status, code, message, request_id, details)
+
+
+class UnexpectedResponseError(TempmailError):
+    """
+    An answer the contract never gives, so the client cannot use it: a redirect (``code``
+    ``"unexpected_redirect"``; the contract never redirects, and the client follows none, so the
+    key never goes to another origin), a 2xx whose body is not the operation's JSON shape
+    (``"malformed_response"``), or a body past the client's bound (``"response_too_large"``). The
+    message says what was wrong; ``status`` is the answer's.
+    """
+
+
+class UnexpectedMessageError(AssertionError):
+    """
+    Mail arrived that should not have: within ``expect_no_message``'s window, or more matching
+    mail than an ``exact`` wait's count. Names each message by subject, sender and received time
+    (never its body); ``messages`` holds them whole.
+    """
+
+    code = "unexpected_message"
+
+    def __init__(self, email_id: str, messages: "List[Mapping[str, Any]]", why: str) -> None:
+        named = "; ".join(
+            f"{_quoted(str(message.get('subject', '')))} from {_quoted(str(message.get('from', '')))} received {message.get('received_at')}"
+            for message in messages
+        )
+        super().__init__(f"{len(messages)} unexpected message{'s' if len(messages) != 1 else ''} arrived at {email_id} ({why}): {named}")
+        self.email_id = email_id
+        self.messages = list(messages)

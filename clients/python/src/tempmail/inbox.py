@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from .extract import extract_code, extract_link
 from .resources import Email, Message
-from .wait import Mark, TextMatcher
+from .wait import Mark, MessageMatch, TextMatcher
 
 if TYPE_CHECKING:
     from .client import TempmailClient
@@ -44,6 +44,7 @@ class Inbox:
 
     def wait_for_message(
         self,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -57,13 +58,14 @@ class Inbox:
     ) -> Message:
         """Waits for the oldest new message that matches (default 30 s)."""
         return self.wait_for_messages(
-            1, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
+            1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
             max_requests=max_requests,
         )[0]  # fmt: skip
 
     def wait_for_messages(
         self,
         count: int,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -74,20 +76,41 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        exact: bool = False,
     ) -> List[Message]:
-        """Waits for ``count`` new matching messages, oldest first."""
-
-        def spent(requests: int) -> None:
-            self.last_wait = {"requests": requests}
-            self.requests += requests
-
+        """Waits for ``count`` new matching messages, oldest first; ``exact``: more in the poll that completes the count is an error."""
         return self.client.wait_for_messages(
-            self.id, count, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
-            since=since, max_requests=max_requests, on_spent=spent,
+            self.id, count, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
+            since=since, max_requests=max_requests, on_spent=self._count_spent, exact=exact,
         )  # fmt: skip
+
+    def expect_no_message(
+        self,
+        match: Optional[MessageMatch] = None,
+        *,
+        for_seconds: float,
+        from_: Optional[TextMatcher] = None,
+        to: Optional[TextMatcher] = None,
+        subject: Optional[TextMatcher] = None,
+        body: Optional[TextMatcher] = None,
+        where: Optional[Callable[[Message], bool]] = None,
+        after: Optional[Mark] = None,
+        since: Optional[datetime] = None,
+        max_requests: Optional[int] = None,
+    ) -> None:
+        """Polls through ``for_seconds`` and raises ``UnexpectedMessageError`` naming the new mail that matches, if any came."""
+        self.client.expect_no_message(
+            self.id, match, for_seconds=for_seconds, from_=from_, to=to, subject=subject, body=body, where=where, after=after,
+            since=since, max_requests=max_requests, on_spent=self._count_spent,
+        )  # fmt: skip
+
+    def _count_spent(self, requests: int) -> None:
+        self.last_wait = {"requests": requests}
+        self.requests += requests
 
     def wait_for_code(
         self,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -101,13 +124,14 @@ class Inbox:
     ) -> str:
         """Waits as ``wait_for_message`` does and returns the message's verification code; raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
-            from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
+            match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
             max_requests=max_requests,
         )  # fmt: skip
         return _found(extract_code(message), "code", message)
 
     def wait_for_link(
         self,
+        match: Optional[MessageMatch] = None,
         *,
         from_: Optional[TextMatcher] = None,
         to: Optional[TextMatcher] = None,
@@ -121,7 +145,7 @@ class Inbox:
     ) -> str:
         """Waits as ``wait_for_message`` does and returns its action link (entity-decoded); raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
-            from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
+            match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
             max_requests=max_requests,
         )  # fmt: skip
         return _found(extract_link(message), "link", message)

@@ -18,6 +18,9 @@ class RetryPolicy:
     base_delay: float = 0.25
     #: The largest backoff ceiling.
     max_delay: float = 20.0
+    #: The longest ``Retry-After`` the client honours: the contract's short window is one minute, so a
+    #: longer one (``Retry-After: 100000`` from a broken proxy) is waited as 60 s, never as days.
+    max_retry_after: float = 60.0
 
 
 def full_jitter(retry: int, policy: RetryPolicy, random: Callable[[], float]) -> float:
@@ -31,8 +34,11 @@ def full_jitter(retry: int, policy: RetryPolicy, random: Callable[[], float]) ->
 def delay_before_retry(
     retry: int, retry_after: Optional[int], policy: RetryPolicy, random: Callable[[], float]
 ) -> float:
-    """The wait before the next attempt: the service's ``Retry-After`` (seconds), plus the jittered backoff on top."""
-    return (retry_after or 0) + full_jitter(retry, policy, random)
+    """
+    The wait before the next attempt: the service's ``Retry-After`` (seconds, at most
+    ``max_retry_after``), plus the jittered backoff on top.
+    """
+    return min(retry_after or 0, policy.max_retry_after) + full_jitter(retry, policy, random)
 
 
 def retry_after_of(headers: Mapping[str, str]) -> Optional[int]:

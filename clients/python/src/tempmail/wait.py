@@ -6,8 +6,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Dict, List, Optional, Pattern, Protocol, Set, Tuple, Union
 
-from .errors import AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, TempmailNetworkError, WaitTimeoutError
+from .errors import (
+    AllowanceExhaustedError,
+    NotFoundError,
+    RateLimitedError,
+    TempmailError,
+    TempmailNetworkError,
+    UnexpectedMessageError,
+    WaitTimeoutError,
+)
 from .resources import Message, MessageListItem, MessagePage
+from .retry_policy import RetryPolicy
 
 #: A text test: a substring (case-insensitive) or a compiled regular expression (tested with ``search``).
 TextMatcher = Union[str, Pattern[str]]
@@ -39,8 +48,29 @@ class MessageMatch:
     where: Optional[Callable[[Message], bool]] = None
 
 
+def match_of(
+    match: Optional[MessageMatch],
+    from_: Optional[TextMatcher],
+    to: Optional[TextMatcher],
+    subject: Optional[TextMatcher],
+    body: Optional[TextMatcher],
+    where: Optional[Callable[[Message], bool]],
+) -> MessageMatch:
+    """The wait's tests: the ``MessageMatch`` given, or the keywords; both at once is a mistake the caller is told of."""
+    keywords = MessageMatch(from_=from_, to=to, subject=subject, body=body, where=where)
+    if match is None:
+        return keywords
+    if not isinstance(match, MessageMatch):
+        raise TypeError(f"match must be a MessageMatch, got {type(match).__name__}")
+    if keywords != MessageMatch():
+        raise ValueError("Give the tests as a MessageMatch or as keywords (from_, to, subject, body, where), not both")
+    return match
+
+
 class WaitingClient(Protocol):
-    """The part of the client a wait uses: one-attempt requests, its clock and its memory."""
+    """The part of the client a wait uses: one-attempt requests, its clock, its retry limits and its memory."""
+
+    retry: RetryPolicy
 
     def _list_once(self, email_id: str, cursor: Optional[str], request_timeout: float) -> MessagePage: ...
 
@@ -107,6 +137,10 @@ class WaitOptions:
     max_interval: float = 5.0
     request_timeout: float = 30.0
     on_spent: Optional[Callable[[int], None]] = None
+    #: Raise ``UnexpectedMessageError`` when the poll that completes the count holds more matching new mail.
+    exact: bool = False
+    #: Poll once more when the deadline comes, so that mail of the window's last seconds is seen (``expect_no_message``).
+    poll_at_deadline: bool = False
 
 
 def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: MessageMatch, options: WaitOptions) -> List[Message]:
@@ -145,6 +179,7 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
     seen: Set[str] = set()
     found: List[Message] = []
     requests = 0
+    closing = False  # the poll at the deadline, when the options ask for one
     last_error: Optional[BaseException] = None
     interval = options.initial_interval
 
@@ -157,12 +192,12 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
         """Counts the next request against the budget, and gives its time-out, capped by the deadline."""
         nonlocal requests
         left = deadline - client.now()
-        if left <= 0:
+        if left <= 0 and not closing:
             raise timed_out("deadline")
         if max_requests is not None and requests >= max_requests:
             raise timed_out("budget")
         requests += 1
-        return min(request_timeout, left)
+        return min(request_timeout, left) if left > 0 else request_timeout
 
     try:
         while True:
@@ -200,20 +235,26 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                         rejected[item["id"]] = item["subject"]
                         continue
                     found.append(message)
-                    if len(found) == count:
+                    if len(found) > count:
+                        raise UnexpectedMessageError(email_id, found[count:], f"more than the {count} awaited")
+                    if len(found) == count and not options.exact:
                         returned.update(each["id"] for each in found)
                         return found
+                if len(found) == count:
+                    returned.update(each["id"] for each in found)
+                    return found
             except (TempmailError, TempmailNetworkError) as error:
                 if not _is_passing(error):
                     raise
                 last_error = error
                 if isinstance(error, RateLimitedError) and error.retry_after is not None:
-                    retry_after = float(error.retry_after)
+                    retry_after = min(float(error.retry_after), client.retry.max_retry_after)
             remaining = deadline - client.now()
             if remaining <= 0:
                 raise timed_out("deadline")
             client.sleep(min(max(interval, retry_after), remaining))
             interval = min(options.max_interval, interval * 1.5)
+            closing = options.poll_at_deadline and deadline - client.now() <= 0
     finally:
         if options.on_spent is not None:
             options.on_spent(requests)

@@ -10,7 +10,17 @@ import pytest
 from service import LiveService
 from mail import send_mail
 
-from tempmail import HttpRequest, HttpResponse, Inbox, InvalidApiKeyError, NotFoundError, TempmailClient, WaitTimeoutError
+from tempmail import (
+    HttpRequest,
+    HttpResponse,
+    Inbox,
+    InvalidApiKeyError,
+    MessageMatch,
+    NotFoundError,
+    TempmailClient,
+    UnexpectedMessageError,
+    WaitTimeoutError,
+)
 from tempmail.transport import urllib_transport
 
 
@@ -85,3 +95,14 @@ def test_errors_are_typed_with_status_code_and_request_id_and_never_hold_the_key
     assert (refused.value.status, refused.value.code) == (401, "invalid_api_key")
     shown = " ".join([str(refused.value), repr(refused.value), repr(refused.value.args), caplog.text])
     assert wrong_key not in shown
+
+
+def test_expect_no_message_passes_over_other_mail_and_fails_naming_the_mail_that_came(live: LiveService, inbox: Inbox) -> None:
+    mark = inbox.mark()
+    send_mail(live.smtp_port, "News <news@example.com>", inbox.address, "Weekly news", text="not a code")
+    inbox.expect_no_message(subject="reset", after=mark, for_seconds=1.5)
+    send_mail(live.smtp_port, "Acme <no-reply@acme.example>", inbox.address, "Reset your password", text="secret 482913")
+    with pytest.raises(UnexpectedMessageError) as raised:
+        inbox.expect_no_message(MessageMatch(subject="reset"), after=mark, for_seconds=1.5)
+    assert re.search(r'\(none should have within 1.5 s\): "Reset your password" from ".*no-reply@acme\.example>" received \d{4}-', str(raised.value))
+    assert "482913" not in str(raised.value) and live.api_key not in str(raised.value)
