@@ -4,6 +4,7 @@ import { decodeJwt, decodeProtectedHeader, SignJWT, type JSONWebKeySet } from 'j
 import type { Clock } from '../lambdas/core/clock';
 import { cognitoLogout, type LogoutContext, type LogoutProvider } from './cognito-logout';
 import { memoryAdapterFactory } from './oidc-memory-adapter';
+import { refuseFraming } from './refuse-framing';
 
 /** The console's client id at the local issuer (and the default a self-hoster replaces). */
 export const localConsoleClientId = 'tempmail-console';
@@ -41,7 +42,7 @@ export interface LocalOidcIssuer {
  * discovery, JWKS, authorization code with PKCE, ID tokens signed with a key made at start. Its
  * sign-in page is marked as local: anyone may sign in (or up) with any email address and no
  * password, so it never belongs in front of real users. The console speaks to it as to any issuer,
- * and signs out at its `/logout` as at Cognito's.
+ * and signs out at its `/logout` as at Cognito's. Nothing it serves may be framed.
  */
 export async function startLocalOidcIssuer(options: {
   origin: string;
@@ -124,6 +125,7 @@ export async function startLocalOidcIssuer(options: {
     async handle(req, res) {
       const url = new URL(req.url ?? '/', options.origin);
       if (url.pathname !== options.mountPath && !url.pathname.startsWith(`${options.mountPath}/`)) return false;
+      refuseFraming(res);
       const interaction = interactionPath.exec(url.pathname);
       if (interaction) {
         await signInStep(provider, emails, req, res, interaction[2] !== undefined);

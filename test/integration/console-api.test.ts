@@ -289,6 +289,49 @@ describe('console API: inboxes', () => {
   });
 });
 
+describe('local issuer: framing', () => {
+  it("refuses framing on every page and document it serves, whichever route answers (DENY, frame-ancestors 'none')", async () => {
+    const { issuer, consoleUrl } = service.runtime;
+    const jar: CookieJar = new Map();
+    const authorize = `${issuer}/auth?${new URLSearchParams({ client_id: localConsoleClientId, response_type: 'code', scope: 'openid email', redirect_uri: consoleUrl, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`;
+    const toSignIn = await sendWithCookies(jar, authorize);
+    const interaction = new URL(toSignIn.headers.get('location')!, issuer).href;
+    const answers: [string, Response][] = [
+      ['discovery', await sendWithCookies(jar, `${issuer}/.well-known/openid-configuration`)],
+      ['jwks', await sendWithCookies(jar, `${issuer}/jwks`)],
+      ['authorization', toSignIn],
+      ['authorization error', await sendWithCookies(jar, `${issuer}/auth?client_id=no-such-client`)],
+      ['sign-in page', await sendWithCookies(jar, interaction)],
+      ['sign-in refusal', await sendWithCookies(jar, `${interaction}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=nope' })],
+      ['logout', await sendWithCookies(jar, `${issuer}/logout?client_id=${localConsoleClientId}&logout_uri=${encodeURIComponent(consoleUrl)}`)],
+      ['logout refusal', await sendWithCookies(jar, `${issuer}/logout?client_id=${localConsoleClientId}&logout_uri=https%3A%2F%2Fevil.example%2F`)],
+      ['token error', await sendWithCookies(jar, `${issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code' })],
+      ['unknown path', await sendWithCookies(jar, `${issuer}/no-such-page`)],
+    ];
+    expect(answers.map(([route, response]) => [route, response.status])).toEqual([
+      ['discovery', 200],
+      ['jwks', 200],
+      ['authorization', 303],
+      ['authorization error', 400],
+      ['sign-in page', 200],
+      ['sign-in refusal', 400],
+      ['logout', 302],
+      ['logout refusal', 400],
+      ['token error', 400],
+      ['unknown path', 404],
+    ]);
+    for (const [route, response] of answers) {
+      const policy = response.headers.get('content-security-policy') ?? '';
+      expect({ route, frameOptions: response.headers.get('x-frame-options'), frameAncestors: policy.match(/frame-ancestors[^;]*/g) }).toEqual({
+        route,
+        frameOptions: 'DENY',
+        frameAncestors: ["frame-ancestors 'none'"],
+      });
+      await response.arrayBuffer();
+    }
+  });
+});
+
 describe("local issuer: sign-out as Cognito's /logout", () => {
   const logout = (jar: CookieJar, params: Record<string, string>, method = 'GET') =>
     sendWithCookies(jar, `${service.runtime.issuer}/logout?${new URLSearchParams(params)}`, { method });
