@@ -8,6 +8,7 @@
  *   node --import tsx bench/sweep-rate.ts
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { systemClock } from '../lambdas/core/clock';
 import type { BlobStore, ExpiringMessage, ListedBlob, MessageStore } from '../lambdas/core/mail-ports';
 import { sweepExpired } from '../lambdas/inbound/sweep-expired';
 
@@ -63,7 +64,7 @@ async function measure(label: string, mails: number, times: CallTimes): Promise<
   const quiet = { info() {}, warn() {}, error() {} };
   const deadline = new Date(now + budgetMs);
   const cpu = process.cpuUsage();
-  const result = await sweepExpired({ messages, blobs, clock: { now: () => new Date() }, logger: quiet, messageTtlSeconds: ttlSeconds, env: 'bench' }, { deadline });
+  const result = await sweepExpired({ messages, blobs, clock: systemClock, logger: quiet, messageTtlSeconds: ttlSeconds, env: 'bench' }, { deadline });
   const seconds = (Date.now() - now) / 1000;
   const used = process.cpuUsage(cpu);
   const overrun = Math.max(0, Date.now() - deadline.getTime()) / 1000;

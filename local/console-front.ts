@@ -16,6 +16,8 @@ const issuerMountPath = '/oidc';
 export interface ConsoleIssuer {
   issuer: string;
   clientId: string;
+  /** Where signing out goes, Cognito's `/logout` shape (`client_id`, `logout_uri`): the local issuer's own, or a configured one. */
+  logoutEndpoint?: string;
 }
 
 export interface ConsoleFront {
@@ -47,7 +49,12 @@ export async function startConsoleFront(options: { origin: string; clock: Clock;
       consoleUrl: `${options.origin}${consolePath}`,
       clock: options.clock,
     }));
-  const oidc = options.issuer ?? { issuer: `${options.origin}${issuerMountPath}`, clientId: localConsoleClientId };
+  // The local issuer signs out at /logout as Cognito does, so the console's sign-out link has the shape it has in AWS.
+  const oidc = options.issuer ?? {
+    issuer: `${options.origin}${issuerMountPath}`,
+    clientId: localConsoleClientId,
+    logoutEndpoint: `${options.origin}${issuerMountPath}/logout`,
+  };
   const files = await consoleFiles({ ...oidc, ...(options.support ? { support: options.support } : {}) });
   const headers = consoleHeaders(new URL(oidc.issuer).origin, options.origin);
   return {
@@ -93,7 +100,17 @@ export async function consoleFiles(oidc: ConsoleIssuer & { support?: string }): 
     [`${consolePath}app.css`, { body: await readFile(join(consoleRoot, 'app.css')), type: 'text/css; charset=utf-8' }],
     [
       `${consolePath}config.json`,
-      { body: Buffer.from(JSON.stringify({ issuer: oidc.issuer, clientId: oidc.clientId, ...(oidc.support ? { support: oidc.support } : {}) })), type: 'application/json' },
+      {
+        body: Buffer.from(
+          JSON.stringify({
+            issuer: oidc.issuer,
+            clientId: oidc.clientId,
+            ...(oidc.logoutEndpoint ? { logoutEndpoint: oidc.logoutEndpoint } : {}),
+            ...(oidc.support ? { support: oidc.support } : {}),
+          }),
+        ),
+        type: 'application/json',
+      },
     ],
   ]);
 }

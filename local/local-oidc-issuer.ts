@@ -2,26 +2,28 @@ import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type Key
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt, decodeProtectedHeader, SignJWT, type JSONWebKeySet } from 'jose';
 import type { Clock } from '../lambdas/core/clock';
+import { cognitoLogout, type LogoutContext, type LogoutProvider } from './cognito-logout';
 import { memoryAdapterFactory } from './oidc-memory-adapter';
+import { refuseFraming } from './refuse-framing';
 
 /** The console's client id at the local issuer (and the default a self-hoster replaces). */
 export const localConsoleClientId = 'tempmail-console';
 
 /** The parts of `oidc-provider` this module uses. */
-interface OidcProvider {
+interface OidcProvider extends LogoutProvider {
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   use(middleware: (ctx: IssuerContext, next: () => Promise<void>) => Promise<void>): void;
   interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string } }>;
   interactionFinished(req: IncomingMessage, res: ServerResponse, result: object, options?: object): Promise<void>;
-  Grant: new (properties: { clientId: string; accountId: string }) => {
-    addOIDCScope(scope: string): void;
-    save(): Promise<string>;
-  } & { constructor: { find(id: string): Promise<unknown> } };
+  Grant: LogoutProvider['Grant'] &
+    (new (properties: { clientId: string; accountId: string }) => {
+      addOIDCScope(scope: string): void;
+      save(): Promise<string>;
+    });
 }
-/** The part of a request's Koa context that the token stamping reads and writes. */
-interface IssuerContext {
+/** The part of a request's Koa context that the token stamping and the sign-out read and write. */
+interface IssuerContext extends LogoutContext {
   oidc?: { route?: string };
-  body?: unknown;
 }
 type ProviderClass = new (issuer: string, configuration: object) => OidcProvider & { proxy?: boolean };
 
@@ -39,7 +41,8 @@ export interface LocalOidcIssuer {
  * A standards-compliant OpenID Connect provider for `npm start` (the `oidc-provider` package):
  * discovery, JWKS, authorization code with PKCE, ID tokens signed with a key made at start. Its
  * sign-in page is marked as local: anyone may sign in (or up) with any email address and no
- * password, so it never belongs in front of real users. The console speaks to it as to any issuer.
+ * password, so it never belongs in front of real users. The console speaks to it as to any issuer,
+ * and signs out at its `/logout` as at Cognito's. Nothing it serves may be framed.
  */
 export async function startLocalOidcIssuer(options: {
   origin: string;
@@ -61,7 +64,6 @@ export async function startLocalOidcIssuer(options: {
         client_id: localConsoleClientId,
         token_endpoint_auth_method: 'none',
         redirect_uris: [options.consoleUrl],
-        post_logout_redirect_uris: [options.consoleUrl],
         grant_types: ['authorization_code'],
         response_types: ['code'],
       },
@@ -76,17 +78,9 @@ export async function startLocalOidcIssuer(options: {
     ttl: { AccessToken: 3600, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 86_400, Grant: 86_400 },
     features: {
       devInteractions: { enabled: false },
-      // RP-initiated logout: the console's "Sign out" ends this session, as Cognito's /logout does.
-      rpInitiatedLogout: {
-        enabled: true,
-        logoutSource: async (ctx: { body: string }, form: string) => {
-          ctx.body = page(
-            'Sign out',
-            `<p>Sign out of the local identity provider too? The next sign-in then asks for an email address again.</p>
-${form}<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>`,
-          );
-        },
-      },
+      // Signing out is Cognito's /logout (below), which ends the session at once; the OpenID
+      // end-session endpoint, with its confirmation page, is off and unnamed by discovery, as at Cognito.
+      rpInitiatedLogout: { enabled: false },
     },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${options.mountPath}/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => ({
@@ -100,11 +94,19 @@ ${form}<button type="submit" form="op.logoutForm" name="logout" value="yes" auto
       await grant.save();
       return grant;
     },
-    renderError: async (ctx: { type: string; body: string }, out: { error: string; error_description?: string }) => {
+    renderError: async (ctx: IssuerContext, out: { error: string; error_description?: string }) => {
       ctx.type = 'html';
       ctx.body = page('Sign-in failed', `<p>${escapeHtml(out.error)}: ${escapeHtml(out.error_description ?? '')}</p>`);
     },
   });
+  provider.use(
+    // The console's sign-out URL, as the stack registers it with Cognito (lib/console-identity.ts).
+    cognitoLogout(provider, new Map([[localConsoleClientId, [options.consoleUrl]]]), (ctx, status, error, description) => {
+      ctx.status = status;
+      ctx.type = 'html';
+      ctx.body = page('Sign-out failed', `<p>${escapeHtml(error)}: ${escapeHtml(description)}</p>`);
+    }),
+  );
   provider.use(async (ctx, next) => {
     await next();
     const body = ctx.body as { id_token?: unknown } | undefined;
@@ -123,6 +125,7 @@ ${form}<button type="submit" form="op.logoutForm" name="logout" value="yes" auto
     async handle(req, res) {
       const url = new URL(req.url ?? '/', options.origin);
       if (url.pathname !== options.mountPath && !url.pathname.startsWith(`${options.mountPath}/`)) return false;
+      refuseFraming(res);
       const interaction = interactionPath.exec(url.pathname);
       if (interaction) {
         await signInStep(provider, emails, req, res, interaction[2] !== undefined);

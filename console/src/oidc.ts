@@ -8,7 +8,7 @@
 export interface ConsoleConfig {
   issuer: string;
   clientId: string;
-  /** Cognito's `/logout` (its discovery document names no end-session endpoint). */
+  /** Cognito's `/logout` (its discovery document names no end-session endpoint), or the local issuer's of the same shape. */
   logoutEndpoint?: string;
   /** Whom to ask for more requests: the operator's contact, from configuration. */
   support?: string;
@@ -120,21 +120,23 @@ export function claims(token: string): Record<string, unknown> {
 }
 
 /**
- * Where signing out goes: the issuer's end-session endpoint, so that its session ends too and the
- * next sign-in asks again. OpenID RP-initiated logout where discovery names one (the local issuer),
- * Cognito's `/logout?client_id&logout_uri` otherwise; the console's own page when neither exists.
+ * Where signing out goes: the issuer's sign-out, so that its session ends too and the next
+ * sign-in asks again. Cognito's `/logout?client_id&logout_uri` where `config.json` names it (the
+ * stack in AWS, and the local issuer of `npm start`, which answers it the same way); otherwise
+ * OpenID RP-initiated logout where discovery names an end-session endpoint (another issuer);
+ * the console's own page when neither exists.
  */
 export async function signOutUrl(config: ConsoleConfig): Promise<string> {
   sessionStorage.removeItem(signedInKey);
+  if (config.logoutEndpoint) {
+    const url = new URL(config.logoutEndpoint);
+    url.search = new URLSearchParams({ client_id: config.clientId, logout_uri: redirectUri() }).toString();
+    return url.href;
+  }
   const discovery = await discover(config).catch(() => undefined);
   if (discovery?.end_session_endpoint) {
     const url = new URL(discovery.end_session_endpoint);
     url.search = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: redirectUri() }).toString();
-    return url.href;
-  }
-  if (config.logoutEndpoint) {
-    const url = new URL(config.logoutEndpoint);
-    url.search = new URLSearchParams({ client_id: config.clientId, logout_uri: redirectUri() }).toString();
     return url.href;
   }
   return redirectUri();

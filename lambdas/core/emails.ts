@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import { assertLocalPartAllowed, composeAddress, randomLocalPart } from './addresses';
 import type { Clock } from './clock';
 import { Conflict, NotFound, PolicyViolation, ServiceError, Unavailable } from './errors';
@@ -12,7 +10,7 @@ import {
   requestHash,
   toRefusal,
 } from './idempotency';
-import { newId } from './ids';
+import { newId, newLeaseToken } from './ids';
 import type { DomainStore } from './ports';
 import type { AddressRegistry, EmailRecord, EmailStore, IdempotencyRecord, IdempotencyStore } from './mail-ports';
 
@@ -35,7 +33,7 @@ export interface EmailDeps {
   clock: Clock;
   /** Reservation lifetime: 30 days (a local override may shorten it). */
   emailTtlSeconds: number;
-  /** How long a request waits for a concurrent one with the same key before answering 503. */
+  /** How long a request waits for a concurrent one with the same key before answering 503, on `clock`. */
   concurrentWaitMs?: number;
 }
 
@@ -67,7 +65,7 @@ export async function createEmail(
   const now = deps.clock.now().getTime();
   const recordKey = createRecordKey(request);
   const hash = createRequestHash(request);
-  const lease = { token: randomUUID(), until: now + idempotencyLeaseMs };
+  const lease = { token: newLeaseToken(), until: now + idempotencyLeaseMs };
   if (request.localPart !== undefined) assertLocalPartAllowed(request.localPart);
   const domain = request.domain ?? (await defaultDomain(deps.domains));
   const localPart = request.localPart ?? randomLocalPart();
@@ -155,7 +153,10 @@ type Settled = { replay: EmailRecord } | { refused: ServiceError } | { resume: I
  * What to do about a record another attempt made: replay it when completed, refuse it for
  * another request or as it was refused, take it over when its attempt died (given a lease of our
  * own; without one it is `abandoned`), or wait while it is in flight. Still in flight at the end
- * of the wait: 503, with `Retry-After` at the end of the other attempt's lease.
+ * of the wait: 503, with `Retry-After` at the end of the other attempt's lease. The wait is a
+ * budget of the clock's sleeps, each polling once: on the system clock it lasts at least that
+ * long; on a test's clock it is the test's to decide, and no two waiting requests eat each
+ * other's budget by moving a clock they share.
  */
 async function awaitExisting(
   existing: IdempotencyRecord,
@@ -170,9 +171,9 @@ async function awaitExisting(
   deps: EmailDeps,
   lease?: { token: string; until: number },
 ): Promise<Settled> {
-  const deadline = Date.now() + (deps.concurrentWaitMs ?? 3000);
+  const budgetMs = deps.concurrentWaitMs ?? 3000;
   let record: IdempotencyRecord | undefined = existing;
-  for (;;) {
+  for (let waitedMs = 0; ; waitedMs += pollIntervalMs) {
     if (!record) throw new Unavailable(1);
     if (record.requestHash !== hash) {
       return { refused: new Conflict('idempotency_key_reused', 'This Idempotency-Key was used with a different request.') };
@@ -193,8 +194,8 @@ async function awaitExisting(
         return { resume: { ...record, leaseToken: lease.token, leaseUntil: lease.until } };
       }
     }
-    if (Date.now() >= deadline) throw new Unavailable(secondsUntil(record.leaseUntil, now));
-    await delay(pollIntervalMs);
+    if (waitedMs >= budgetMs) throw new Unavailable(secondsUntil(record.leaseUntil, now));
+    await deps.clock.sleep(pollIntervalMs);
     record = await deps.idempotency.get(record.recordKey);
   }
 }

@@ -22,6 +22,11 @@ export function deliveredMessageId(mailIdentity: string, emailId: string, window
   return `msg_${createHash('sha256').update(`${mailIdentity}\n${emailId}\n${window}`, 'utf8').digest().subarray(0, 16).toString('base64url')}`;
 }
 
+/** A random token naming one attempt of a create, the holder of its idempotency record's lease. */
+export function newLeaseToken(): string {
+  return randomUUID();
+}
+
 /** A gateway-style request id (a UUID), as API Gateway puts in `requestContext.requestId`. */
 export function newGatewayRequestId(): string {
   return randomUUID();

@@ -5,6 +5,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { localTableNames } from '../../lambdas/adapters/dynamodb/table-definitions';
+import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { launchChromium } from '../support/chromium';
 import { startTestService, type TestService } from '../support/local-service';
 import { sendMail } from '../support/smtp-client';
@@ -385,11 +386,12 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'See your usage' }).waitFor();
   });
 
-  it('signs out at the issuer too: the next sign-in asks again, and a reload does not sign back in', async () => {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(/\/oidc\/session\/end/);
+  it('signs out at the issuer too, in one step as at Cognito: the next sign-in asks again, and a reload does not sign back in', async () => {
+    const before = requests.length;
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(service.runtime.consoleUrl);
+    const logout = requests.slice(before).find((url) => new URL(url).pathname === '/oidc/logout');
+    expect(Object.fromEntries(new URL(logout!).searchParams)).toEqual({ client_id: localConsoleClientId, logout_uri: service.runtime.consoleUrl });
     await page.getByRole('button', { name: 'Sign in or sign up' }).waitFor();
     expect(await page.locator('#nav').isVisible()).toBe(false);
     await page.reload();

@@ -8,7 +8,7 @@ import { localTableNames } from '../../lambdas/adapters/dynamodb/table-definitio
 import { keyChangesPerHour } from '../../lambdas/core/console-keys';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { startTestService, type TestService } from '../support/local-service';
-import { signIn } from '../support/oidc-sign-in';
+import { sendWithCookies, signIn, type CookieJar } from '../support/oidc-sign-in';
 import { runAdminCommand } from '../support/spawn-service';
 import { contractFetch } from '../support/contract';
 
@@ -286,6 +286,116 @@ describe('console API: inboxes', () => {
     const stranger = await newPerson();
     expect(await data(await consoleCall('/emails', stranger))).toEqual([]);
     expect((await consoleCall(`/emails?limit=2&cursor=${encodeURIComponent(page.pagination.next_cursor)}`, stranger)).status).toBe(400);
+  });
+});
+
+describe('local issuer: framing', () => {
+  it("refuses framing on every page and document it serves, whichever route answers (DENY, frame-ancestors 'none')", async () => {
+    const { issuer, consoleUrl } = service.runtime;
+    const jar: CookieJar = new Map();
+    const authorize = `${issuer}/auth?${new URLSearchParams({ client_id: localConsoleClientId, response_type: 'code', scope: 'openid email', redirect_uri: consoleUrl, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`;
+    const toSignIn = await sendWithCookies(jar, authorize);
+    const interaction = new URL(toSignIn.headers.get('location')!, issuer).href;
+    const answers: [string, Response][] = [
+      ['discovery', await sendWithCookies(jar, `${issuer}/.well-known/openid-configuration`)],
+      ['jwks', await sendWithCookies(jar, `${issuer}/jwks`)],
+      ['authorization', toSignIn],
+      ['authorization error', await sendWithCookies(jar, `${issuer}/auth?client_id=no-such-client`)],
+      ['sign-in page', await sendWithCookies(jar, interaction)],
+      ['sign-in refusal', await sendWithCookies(jar, `${interaction}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=nope' })],
+      ['logout', await sendWithCookies(jar, `${issuer}/logout?client_id=${localConsoleClientId}&logout_uri=${encodeURIComponent(consoleUrl)}`)],
+      ['logout refusal', await sendWithCookies(jar, `${issuer}/logout?client_id=${localConsoleClientId}&logout_uri=https%3A%2F%2Fevil.example%2F`)],
+      ['token error', await sendWithCookies(jar, `${issuer}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code' })],
+      ['unknown path', await sendWithCookies(jar, `${issuer}/no-such-page`)],
+    ];
+    expect(answers.map(([route, response]) => [route, response.status])).toEqual([
+      ['discovery', 200],
+      ['jwks', 200],
+      ['authorization', 303],
+      ['authorization error', 400],
+      ['sign-in page', 200],
+      ['sign-in refusal', 400],
+      ['logout', 302],
+      ['logout refusal', 400],
+      ['token error', 400],
+      ['unknown path', 404],
+    ]);
+    for (const [route, response] of answers) {
+      const policy = response.headers.get('content-security-policy') ?? '';
+      expect({ route, frameOptions: response.headers.get('x-frame-options'), frameAncestors: policy.match(/frame-ancestors[^;]*/g) }).toEqual({
+        route,
+        frameOptions: 'DENY',
+        frameAncestors: ["frame-ancestors 'none'"],
+      });
+      await response.arrayBuffer();
+    }
+  });
+});
+
+describe("local issuer: sign-out as Cognito's /logout", () => {
+  const logout = (jar: CookieJar, params: Record<string, string>, method = 'GET') =>
+    sendWithCookies(jar, `${service.runtime.issuer}/logout?${new URLSearchParams(params)}`, { method });
+
+  /** Where a silent authorization request with this browser's cookies ends: back at the console with a code, or with login_required. */
+  async function silentSignIn(jar: CookieJar): Promise<URLSearchParams> {
+    const { issuer, consoleUrl } = service.runtime;
+    let location = `${issuer}/auth?${new URLSearchParams({ client_id: localConsoleClientId, response_type: 'code', scope: 'openid email', redirect_uri: consoleUrl, prompt: 'none', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`;
+    for (let hops = 0; !location.startsWith(consoleUrl); hops++) {
+      const response = await sendWithCookies(jar, location);
+      if (response.status < 300 || response.status > 399 || hops > 5) throw new Error(`authorization stopped at ${response.status}: ${await response.text()}`);
+      location = new URL(response.headers.get('location')!, issuer).href;
+    }
+    return new URL(location).searchParams;
+  }
+
+  async function signedInBrowser(): Promise<CookieJar> {
+    const jar: CookieJar = new Map();
+    people += 1;
+    await signIn({ issuer: service.runtime.issuer, clientId: localConsoleClientId, redirectUri: service.runtime.consoleUrl, email: `leaving-${people}@example.test`, cookies: jar });
+    expect((await silentSignIn(jar)).get('code')).toEqual(expect.any(String));
+    return jar;
+  }
+
+  it('ends the session at once and goes to logout_uri: one request, and the next sign-in asks again', async () => {
+    const discovery = (await (await sendWithCookies(new Map(), `${service.runtime.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery.end_session_endpoint).toBeUndefined();
+    const jar = await signedInBrowser();
+    const response = await logout(jar, { client_id: localConsoleClientId, logout_uri: service.runtime.consoleUrl });
+    expect({ status: response.status, location: response.headers.get('location') }).toEqual({ status: 302, location: service.runtime.consoleUrl });
+    expect(Object.fromEntries(await silentSignIn(jar))).toMatchObject({ error: 'login_required' });
+  });
+
+  it('goes on to sign in again at redirect_uri with the request\'s parameters, signed out first', async () => {
+    const jar = await signedInBrowser();
+    const response = await logout(jar, { client_id: localConsoleClientId, redirect_uri: service.runtime.consoleUrl, response_type: 'code', scope: 'openid email', state: 'again' });
+    expect(response.status).toBe(302);
+    const next = new URL(response.headers.get('location')!, service.runtime.issuer);
+    expect(next.pathname).toBe(new URL(`${service.runtime.issuer}/auth`).pathname);
+    expect(Object.fromEntries(next.searchParams)).toEqual({ client_id: localConsoleClientId, redirect_uri: service.runtime.consoleUrl, response_type: 'code', scope: 'openid email', state: 'again' });
+    expect(Object.fromEntries(await silentSignIn(jar))).toMatchObject({ error: 'login_required' });
+  });
+
+  it.each([
+    ['a logout_uri not registered', { client_id: localConsoleClientId, logout_uri: 'https://evil.example/' }, 400, 'redirect_mismatch'],
+    ['a redirect_uri not registered', { client_id: localConsoleClientId, redirect_uri: 'https://evil.example/', response_type: 'code' }, 400, 'redirect_mismatch'],
+    ['no logout_uri nor redirect_uri', { client_id: localConsoleClientId }, 400, 'invalid_request'],
+    ['no client_id', { logout_uri: 'CONSOLE' }, 400, 'invalid_request'],
+    ['an unknown client_id', { client_id: 'someone-else', logout_uri: 'CONSOLE' }, 400, 'invalid_request'],
+  ])('refuses %s, and signs nobody out', async (_case, params: Record<string, string>, status, error) => {
+    const jar = await signedInBrowser();
+    const given = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, value === 'CONSOLE' ? service.runtime.consoleUrl : value]));
+    const response = await logout(jar, given);
+    expect(response.status).toBe(status);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain(error);
+    expect((await silentSignIn(jar)).get('code')).toEqual(expect.any(String));
+  });
+
+  it('answers GET only, as Cognito does', async () => {
+    const jar = await signedInBrowser();
+    const response = await logout(jar, { client_id: localConsoleClientId, logout_uri: service.runtime.consoleUrl }, 'POST');
+    expect({ status: response.status, allow: response.headers.get('allow') }).toEqual({ status: 405, allow: 'GET' });
+    expect((await silentSignIn(jar)).get('code')).toEqual(expect.any(String));
   });
 });
 

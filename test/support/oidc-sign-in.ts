@@ -1,26 +1,37 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { contractFetch } from './contract';
 
+/** A browser's cookies for one site: what its answers set, sent back with its next requests. */
+export type CookieJar = Map<string, string>;
+
+/** Sends a request as a browser with this jar would, following no redirect; keeps what the answer sets. */
+export async function sendWithCookies(cookies: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
+  const response = await contractFetch(url, {
+    ...init,
+    redirect: 'manual',
+    headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
+  });
+  for (const line of response.headers.getSetCookie()) {
+    const [pair] = line.split(';');
+    const at = pair!.indexOf('=');
+    const name = pair!.slice(0, at).trim();
+    const value = pair!.slice(at + 1);
+    // A cookie set empty or already expired is the site deleting it, as a browser drops it.
+    if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(name);
+    else cookies.set(name, value);
+  }
+  return response;
+}
+
 /**
  * Signs in at an OpenID Connect issuer as a browser would, over real HTTP: the authorization
  * request with PKCE, the issuer's sign-in form, the redirect back with a code, the token
- * exchange. Returns the ID token. Meant for the local issuer of `npm start`.
+ * exchange. Returns the ID token. Meant for the local issuer of `npm start`. The cookies the
+ * issuer sets (its session) are kept in `cookies` when a test gives its own jar.
  */
-export async function signIn(options: { issuer: string; clientId: string; redirectUri: string; email: string }): Promise<string> {
-  const cookies = new Map<string, string>();
-  const send = async (url: string, init: RequestInit = {}) => {
-    const response = await contractFetch(url, {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1));
-    }
-    return response;
-  };
+export async function signIn(options: { issuer: string; clientId: string; redirectUri: string; email: string; cookies?: CookieJar }): Promise<string> {
+  const cookies = options.cookies ?? new Map<string, string>();
+  const send = (url: string, init: RequestInit = {}) => sendWithCookies(cookies, url, init);
   const absolute = (location: string | null) => new URL(location ?? '', options.issuer).href;
   const discovery = (await (await contractFetch(`${options.issuer}/.well-known/openid-configuration`)).json()) as {
     authorization_endpoint: string;

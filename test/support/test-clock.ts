@@ -1,6 +1,12 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../../lambdas/core/clock';
 
-/** A clock that moves only when a test moves it. */
+/**
+ * A clock that moves only when a test moves it. Its `sleep` leaves the time where it is and
+ * yields for real, as the system's does: a service that polls (a create waiting on a concurrent
+ * one with its key) then waits on the other request as in production, and requests waiting side
+ * by side do not move each other's time. A test that must not wait replaces `sleep`.
+ */
 export class TestClock implements Clock {
   private current: number;
 
@@ -10,6 +16,10 @@ export class TestClock implements Clock {
 
   now(): Date {
     return new Date(this.current);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return delay(ms);
   }
 
   advance(ms: number): void {
