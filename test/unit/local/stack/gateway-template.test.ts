@@ -31,6 +31,7 @@ describe('the REST API read from the synthesized template', () => {
       authorization: `${method.authorizationType} ${byAuthorizer.get(method.authorizerId ?? '')}`,
       function: method.functionId?.replace(/Function[0-9A-F]{8}$/, ''),
       streamed: method.streamed,
+      integrationTimeoutMs: method.integrationTimeoutMs,
     }));
     const expected = (routes as readonly RouteDefinition[]).map((route) => ({
       method: route.method,
@@ -38,6 +39,8 @@ describe('the REST API read from the synthesized template', () => {
       authorization: route.auth === 'identity' ? 'COGNITO_USER_POOLS COGNITO_USER_POOLS' : 'CUSTOM REQUEST',
       function: `Api${route.id}`,
       streamed: route.stream === true,
+      // The file routes wait 2 minutes for their function; every other method API Gateway's default 29 s.
+      integrationTimeoutMs: route.stream === true ? 120_000 : undefined,
     }));
     expect(methods).toHaveLength(expected.length);
     expect(methods).toEqual(expect.arrayContaining(expected));
