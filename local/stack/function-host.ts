@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FunctionClock } from './function-clock';
+import { checkEventPayload, lambdaLimits, responseSizeError, streamedResponseSizeError, type InvocationType } from './lambda-limits';
 import type { StackFunction } from './template';
 
 export class FunctionError extends Error {
@@ -40,6 +41,8 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
   stream?: Writable;
+  /** The bytes streamed so far, against Lambda's streamed response limit. */
+  streamedBytes: number;
   timer: NodeJS.Timeout;
 }
 
@@ -71,8 +74,14 @@ export class FunctionHost {
     private readonly clock?: FunctionClock,
   ) {}
 
-  /** Runs one invocation; `requestId` is the one an asynchronous invocation keeps across its retries. */
-  async invoke(event: unknown, stream?: Writable, requestId: string = crypto.randomUUID()): Promise<unknown> {
+  /**
+   * Runs one invocation; `requestId` is the one an asynchronous invocation keeps across its
+   * retries. An event over Lambda's payload limit for its invocation type is refused before any
+   * environment runs (`RequestEntityTooLargeException`); a buffered response over 6 MB, or a
+   * streamed one over 200 MB, is the function's error `Function.ResponseSizeTooLarge`.
+   */
+  async invoke(event: unknown, stream?: Writable, requestId: string = crypto.randomUUID(), invocationType: InvocationType = 'RequestResponse'): Promise<unknown> {
+    checkEventPayload(event, invocationType);
     this.invocations++;
     let worker: Worker;
     // Waits for an environment whose handler is loaded; one discarded meanwhile is replaced.
@@ -88,7 +97,7 @@ export class FunctionHost {
         reject(new FunctionError('Sandbox.Timedout', `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`));
         this.discard(worker);
       }, timeoutMs);
-      this.pending.set(id, { resolve, reject, stream, timer });
+      this.pending.set(id, { resolve, reject, stream, streamedBytes: 0, timer });
       worker.postMessage({
         id,
         event,
@@ -136,22 +145,33 @@ export class FunctionHost {
       const pending = this.pending.get(message.id);
       if (!pending) return;
       if (message.chunk) {
+        // Lambda cuts a stream at its limit: the bytes up to it went out, the rest never does.
+        pending.streamedBytes += message.chunk.byteLength;
+        if (pending.streamedBytes > lambdaLimits.streamedResponseBytes) return this.settle(message.id, pending, { error: streamedResponseSizeError });
         pending.stream?.write(Buffer.from(message.chunk));
         return;
       }
-      this.pending.delete(message.id);
-      clearTimeout(pending.timer);
-      if (message.error) pending.reject(new FunctionError(message.error.errorType, message.error.errorMessage));
-      else {
-        pending.stream?.end();
-        pending.resolve(message.result);
-      }
+      this.settle(message.id, pending, message);
     });
     worker.on('error', (error) => this.fail(worker, error));
     worker.on('exit', (code) => this.fail(worker, new FunctionError('Runtime.ExitError', `exited with ${code}`)));
     worker.unref();
     this.worker = worker;
     return worker;
+  }
+
+  /** Ends an invocation with its result or its error; a buffered result over Lambda's limit is the function's error. */
+  private settle(id: number, pending: Pending, outcome: Pick<WorkerMessage, 'result' | 'error'>): void {
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    const error = outcome.error ?? (pending.stream ? undefined : responseSizeError(outcome.result));
+    if (error) {
+      pending.stream?.destroy(new FunctionError(error.errorType, error.errorMessage));
+      pending.reject(new FunctionError(error.errorType, error.errorMessage));
+      return;
+    }
+    pending.stream?.end();
+    pending.resolve(outcome.result);
   }
 
   private noteOutbound({ kind, target }: { kind: 'request' | 'connection'; target: string }): void {

@@ -284,7 +284,12 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
           }
           const event = sesEvent(messageId, timestamp, matched, rule, action, resolver.arnOf(action.functionId));
           if (action.invocationType === 'Event') {
-            events.invoke(action.functionId, event);
+            try {
+              events.invoke(action.functionId, event);
+            } catch (error) {
+              // Lambda refused the event (over its payload limit): the action failed, the mail stays in the bucket.
+              logger.error('receipt rule function refused the event', { rule: rule.name, error: (error as Error).message });
+            }
             continue;
           }
           const result = (await host(action.functionId).invoke(event).catch((error: Error) => {
