@@ -210,6 +210,19 @@ describe('a function’s AWS endpoint under start:stack', () => {
     expect(await blobs.get('mail/old/1')).toBeUndefined();
   });
 
+  it('refuses a batch delete of more than 1,000 keys as S3 does (400 MalformedXML), before any key is judged or deleted', async () => {
+    await blobs.put('mail/kept', Buffer.from('kept'));
+    const keys = [...Array.from({ length: 1000 }, (_, i) => ({ Key: `mail/none/${i}` })), { Key: 'mail/kept' }];
+    await expect(client(S3Client).send(new DeleteObjectsCommand({ Bucket: 'mail-bucket', Delete: { Objects: keys } }))).rejects.toMatchObject({
+      name: 'MalformedXML',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(calls).toEqual([]);
+    const kept = await blobs.get('mail/kept');
+    if (kept && !kept.notModified) kept.body.destroy();
+    expect(kept).toMatchObject({ size: 'kept'.length });
+  });
+
   it('fails a call it cannot map (an unknown command, operation or service) with 500, never passing it on', async () => {
     const unmapped = [
       () => client(DynamoDBClient).send(new ListTagsOfResourceCommand({ ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts' })),
