@@ -64,6 +64,8 @@ export class FunctionHost {
   environments = 0;
   /** The heap limits the last environment's thread reported it runs under. */
   resourceLimits: ResourceLimits | undefined;
+  /** How long the last environment's init phase took (thread start to handler loaded), as Lambda's REPORT line's `Init Duration`. */
+  initDurationMs: number | undefined;
   /** What the function sent over the network, by `host:port`: HTTP requests counted, TCP connections listed. */
   readonly outbound = { requests: new Map<string, number>(), connections: new Set<string>() };
 
@@ -72,6 +74,8 @@ export class FunctionHost {
     readonly environment: () => Record<string, string>,
     /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
     private readonly clock?: FunctionClock,
+    /** Told each environment's init duration once its handler is loaded. */
+    private readonly onInit?: (durationMs: number) => void,
   ) {}
 
   /**
@@ -128,6 +132,7 @@ export class FunctionHost {
       stderr: false,
     });
     this.environments++;
+    const started = performance.now();
     let loaded: () => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
       loaded = resolve;
@@ -140,6 +145,8 @@ export class FunctionHost {
       if (message.outbound) return this.noteOutbound(message.outbound);
       if (message.ready) {
         this.resourceLimits = message.ready.resourceLimits;
+        this.initDurationMs = Math.round((performance.now() - started) * 100) / 100;
+        this.onInit?.(this.initDurationMs);
         return loaded();
       }
       const pending = this.pending.get(message.id);

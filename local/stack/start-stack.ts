@@ -66,6 +66,8 @@ export interface RunningFunction {
   environments: number;
   /** The heap limits its thread reported it runs under, once it has started. */
   resourceLimits: ResourceLimits | undefined;
+  /** Its last cold start's init duration (thread start to handler loaded), once it has started. */
+  initDurationMs: number | undefined;
   outbound: { requests: Record<string, number>; connections: string[] };
   endpointRequests: number;
 }
@@ -216,7 +218,9 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       LOG_LEVEL: config.logLevel,
       ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
     };
-    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock));
+    // Each cold start is reported as Lambda's REPORT line reports it: the init phase's duration.
+    const reportInit = (durationMs: number) => logger.info('function initialized', { function: fn.name, init_duration_ms: durationMs });
+    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock, reportInit));
   }
 
   // Lambda's Event invocations: retried, then sent to the dead-letter queue with the function's role.
@@ -349,6 +353,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
             invocations: fnHost.invocations,
             environments: fnHost.environments,
             resourceLimits: fnHost.resourceLimits,
+            initDurationMs: fnHost.initDurationMs,
             outbound: { requests: Object.fromEntries(fnHost.outbound.requests), connections: [...fnHost.outbound.connections] },
             endpointRequests: endpoints.get(logicalId)!.requests,
           },

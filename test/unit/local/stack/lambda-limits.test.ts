@@ -42,8 +42,9 @@ const stackFunction = (exportName: string): StackFunction => ({
 });
 
 const hosts: FunctionHost[] = [];
+const inits: number[] = [];
 const hostOf = (exportName: string) => {
-  const host = new FunctionHost(stackFunction(exportName), () => ({}));
+  const host = new FunctionHost(stackFunction(exportName), () => ({}), undefined, (durationMs) => inits.push(durationMs));
   hosts.push(host);
   return host;
 };
@@ -103,4 +104,14 @@ describe("Lambda's response payload limits", () => {
     expect((await failed).name).toBe('Function.ResponseSizeTooLarge');
     expect(received).toBe(lambdaLimits.streamedResponseBytes);
   });
+});
+
+it("reports each cold start's init duration, as Lambda's REPORT line does, and only the cold start's", async () => {
+  const host = hostOf('sized');
+  const before = inits.length;
+  await host.invoke({ bytes: 4 });
+  await host.invoke({ bytes: 4 });
+  expect(inits.length - before).toBe(1);
+  expect(host.initDurationMs).toBe(inits[inits.length - 1]);
+  expect(host.initDurationMs).toBeGreaterThan(0);
 });
