@@ -223,6 +223,18 @@ describe('a function’s AWS endpoint under start:stack', () => {
     expect(kept).toMatchObject({ size: 'kept'.length });
   });
 
+  it("refuses a message over SQS's 1 MiB (body and attributes) as SQS does, as a dead letter of a near-1 MB event would be", async () => {
+    // A queue of its own (sent to as Lambda sends, with no policy in the way), so that the dead-letter queue's test reads only its own letter.
+    const queue = `arn:aws:sqs:${localNaming.region}:${localNaming.account}:closed`;
+    const attributes = { RequestID: { DataType: 'String', StringValue: 'r' } };
+    // The body and each attribute's name, type and value count: 'RequestID' + 'String' + 'r' = 16 bytes.
+    await expect(queues.send(queue, 'x'.repeat(1024 * 1024 - 16), attributes)).resolves.toBeUndefined();
+    await expect(queues.send(queue, 'x'.repeat(1024 * 1024 - 15), attributes)).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 400 },
+      message: 'One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes.',
+    });
+  });
+
   it('fails a call it cannot map (an unknown command, operation or service) with 500, never passing it on', async () => {
     const unmapped = [
       () => client(DynamoDBClient).send(new ListTagsOfResourceCommand({ ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts' })),
