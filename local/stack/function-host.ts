@@ -72,11 +72,27 @@ export class FunctionHost {
   constructor(
     readonly fn: StackFunction,
     readonly environment: () => Record<string, string>,
-    /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
-    private readonly clock?: FunctionClock,
-    /** Told each environment's init duration once its handler is loaded. */
-    private readonly onInit?: (durationMs: number) => void,
+    private readonly options: {
+      /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
+      clock?: FunctionClock;
+      /** Told each environment's init duration once its handler is loaded. */
+      onInit?: (durationMs: number) => void;
+      /** The init phase's limit; absent: Lambda's 10 s. */
+      initLimitMs?: number;
+    } = {},
   ) {}
+
+  /** An environment whose init outlived its limit once and is being retried within an invocation's time-out, unlimited. */
+  private retriedInit: Worker | undefined;
+
+  /** Waits for the current environment's handler to be loaded: true, or false once `limitMs` has passed first. */
+  private async loadedWithin(limitMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, limitMs));
+    });
+    return Promise.race([this.ready!.then(() => true), limit]).finally(() => clearTimeout(timer));
+  }
 
   /**
    * Runs one invocation; `requestId` is the one an asynchronous invocation keeps across its
@@ -88,19 +104,44 @@ export class FunctionHost {
     checkEventPayload(event, invocationType);
     this.invocations++;
     let worker: Worker;
+    const timeoutMs = this.fn.timeoutSeconds * 1000;
+    const timedOut = () => new FunctionError('Sandbox.Timedout', `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`);
+    /** When this invocation began waiting on a retried init, which counts against its time-out. */
+    let retriedInitSince: number | undefined;
     // Waits for an environment whose handler is loaded; one discarded meanwhile is replaced.
     do {
       worker = this.ensureWorker();
-      await this.ready;
+      const retried = worker === this.retriedInit;
+      if (retried) retriedInitSince ??= performance.now();
+      const limitMs = retried ? timeoutMs - (performance.now() - retriedInitSince!) : (this.options.initLimitMs ?? lambdaLimits.initPhaseMs);
+      let loaded: boolean;
+      try {
+        loaded = await this.loadedWithin(limitMs);
+      } catch (error) {
+        // An environment discarded during its init by another invocation is replaced; one that failed on its own fails this one.
+        if (this.worker !== worker) continue;
+        throw error;
+      }
+      if (loaded || this.worker !== worker) continue;
+      if (retried) {
+        // The retried init ran out of the invocation's time-out: a time-out like any other.
+        this.discard(worker);
+        throw timedOut();
+      }
+      // Lambda's init phase is limited: past it the environment is stopped, and its init is
+      // retried at this invocation, within the function's time-out.
+      this.discard(worker, new FunctionError('Runtime.InitTimeout', 'the init phase outlived its limit'));
+      this.ensureWorker();
+      this.retriedInit = this.worker;
     } while (this.worker !== worker);
     const id = this.nextId++;
-    const timeoutMs = this.fn.timeoutSeconds * 1000;
+    const remainingMs = timeoutMs - (retriedInitSince === undefined ? 0 : performance.now() - retriedInitSince);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new FunctionError('Sandbox.Timedout', `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`));
+        reject(timedOut());
         this.discard(worker);
-      }, timeoutMs);
+      }, remainingMs);
       this.pending.set(id, { resolve, reject, stream, streamedBytes: 0, timer });
       worker.postMessage({
         id,
@@ -114,7 +155,7 @@ export class FunctionHost {
           awsRequestId: requestId,
           logGroupName: `/aws/lambda/${this.fn.name}`,
           logStreamName: 'local',
-          timeoutMs,
+          timeoutMs: remainingMs,
         },
       });
     });
@@ -125,7 +166,7 @@ export class FunctionHost {
     const entry = join(__dirname, 'function-worker.ts');
     const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
       eval: true,
-      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.clock?.buffer },
+      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.options.clock?.buffer },
       env: this.environment(),
       resourceLimits: lambdaHeapLimits(this.fn.memoryMb),
       stdout: false,
@@ -146,7 +187,9 @@ export class FunctionHost {
       if (message.ready) {
         this.resourceLimits = message.ready.resourceLimits;
         this.initDurationMs = Math.round((performance.now() - started) * 100) / 100;
-        this.onInit?.(this.initDurationMs);
+        this.options.onInit?.(this.initDurationMs);
+        // Loaded, a retried init's environment is an environment like any other.
+        if (this.retriedInit === worker) this.retriedInit = undefined;
         return loaded();
       }
       const pending = this.pending.get(message.id);
@@ -197,8 +240,8 @@ export class FunctionHost {
     }
   }
 
-  private discard(worker: Worker): void {
-    this.fail(worker, new FunctionError('Sandbox.Timedout', 'environment discarded'));
+  private discard(worker: Worker, error = new FunctionError('Sandbox.Timedout', 'environment discarded')): void {
+    this.fail(worker, error);
     void worker.terminate();
   }
 

@@ -17,6 +17,8 @@ export const lambdaLimits = {
   bufferedResponseBytes: 6 * 1024 * 1024 + 100,
   /** A streamed response: 200 MB (response streaming guide; 20 MB before July 2025). */
   streamedResponseBytes: 200 * 1024 * 1024,
+  /** The init phase: 10 s, then Lambda retries it at the invocation, within the function's time-out (execution environment lifecycle). */
+  initPhaseMs: 10_000,
 } as const;
 
 export type InvocationType = 'RequestResponse' | 'Event';

@@ -220,7 +220,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     };
     // Each cold start is reported as Lambda's REPORT line reports it: the init phase's duration.
     const reportInit = (durationMs: number) => logger.info('function initialized', { function: fn.name, init_duration_ms: durationMs });
-    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock, reportInit));
+    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, { ...(options.clock ? { clock: options.clock } : {}), onInit: reportInit }));
   }
 
   // Lambda's Event invocations: retried, then sent to the dead-letter queue with the function's role.

@@ -25,9 +25,11 @@ exports.streamed = awslambda.streamifyResponse(async (event, stream) => {
   stream.end();
 });`,
 );
+// A handler whose init (loading its module) takes 300 ms at least.
+writeFileSync(join(assetDir, 'slow-init.js'), `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);\nexports.handler = async () => 'loaded';`);
 afterAll(() => rmSync(assetDir, { recursive: true, force: true }));
 
-const stackFunction = (exportName: string): StackFunction => ({
+const stackFunction = (exportName: string, overrides: Partial<StackFunction> = {}): StackFunction => ({
   logicalId: exportName,
   name: `test-${exportName}`,
   arn: `arn:aws:lambda:us-east-1:000000000000:function:test-${exportName}`,
@@ -39,12 +41,13 @@ const stackFunction = (exportName: string): StackFunction => ({
   timeoutSeconds: 60,
   role: { policies: [] } as unknown as StackFunction['role'],
   asynchronous: { maximumRetryAttempts: 0, maximumEventAgeSeconds: 60 },
+  ...overrides,
 });
 
 const hosts: FunctionHost[] = [];
 const inits: number[] = [];
 const hostOf = (exportName: string) => {
-  const host = new FunctionHost(stackFunction(exportName), () => ({}), undefined, (durationMs) => inits.push(durationMs));
+  const host = new FunctionHost(stackFunction(exportName), () => ({}), { onInit: (durationMs) => inits.push(durationMs) });
   hosts.push(host);
   return host;
 };
@@ -114,4 +117,27 @@ it("reports each cold start's init duration, as Lambda's REPORT line does, and o
   expect(inits.length - before).toBe(1);
   expect(host.initDurationMs).toBe(inits[inits.length - 1]);
   expect(host.initDurationMs).toBeGreaterThan(0);
+});
+
+describe("Lambda's init phase limit, here 100 ms in place of 10 s", () => {
+  const slowHost = (timeoutSeconds: number) => {
+    const host = new FunctionHost(stackFunction('handler', { file: 'slow-init.js', timeoutSeconds }), () => ({}), { initLimitMs: 100 });
+    hosts.push(host);
+    return host;
+  };
+
+  it('stops an init past its limit and retries it at the invocation, which then runs', async () => {
+    const host = slowHost(60);
+    await expect(host.invoke({})).resolves.toBe('loaded');
+    expect(host.environments).toBe(2);
+    // The retried init has no limit of its own: the next invocation reuses its environment.
+    await expect(host.invoke({})).resolves.toBe('loaded');
+    expect(host.environments).toBe(2);
+  });
+
+  it("counts the retried init against the function's time-out: one longer than it is Sandbox.Timedout", async () => {
+    const host = slowHost(0.2);
+    await expect(host.invoke({})).rejects.toMatchObject({ name: 'Sandbox.Timedout', message: 'Task timed out after 0.20 seconds' });
+    expect(host.environments).toBe(2);
+  });
 });
