@@ -84,6 +84,8 @@ export class FunctionHost {
 
   /** An environment whose init outlived its limit once and is being retried within an invocation's time-out, unlimited. */
   private retriedInit: Worker | undefined;
+  /** Environments this host stopped (a time-out, an init past its limit), as against those that failed on their own. */
+  private readonly discarded = new WeakSet<Worker>();
 
   /** Waits for the current environment's handler to be loaded: true, or false once `limitMs` has passed first. */
   private async loadedWithin(limitMs: number): Promise<boolean> {
@@ -119,7 +121,7 @@ export class FunctionHost {
         loaded = await this.loadedWithin(limitMs);
       } catch (error) {
         // An environment discarded during its init by another invocation is replaced; one that failed on its own fails this one.
-        if (this.worker !== worker) continue;
+        if (this.discarded.has(worker)) continue;
         throw error;
       }
       if (loaded || this.worker !== worker) continue;
@@ -241,6 +243,7 @@ export class FunctionHost {
   }
 
   private discard(worker: Worker, error = new FunctionError('Sandbox.Timedout', 'environment discarded')): void {
+    this.discarded.add(worker);
     this.fail(worker, error);
     void worker.terminate();
   }

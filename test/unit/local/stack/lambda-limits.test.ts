@@ -141,3 +141,11 @@ describe("Lambda's init phase limit, here 100 ms in place of 10 s", () => {
     expect(host.environments).toBe(2);
   });
 });
+
+it('fails an invocation whose environment fails in its init, without starting another', async () => {
+  writeFileSync(join(assetDir, 'broken.js'), `throw new Error('broken at load');`);
+  const host = new FunctionHost(stackFunction('handler', { file: 'broken.js' }), () => ({}));
+  hosts.push(host);
+  await expect(host.invoke({})).rejects.toThrow('broken at load');
+  expect(host.environments).toBe(1);
+});
