@@ -2,8 +2,9 @@ import { InvocationRejected } from '../gateway-limits';
 
 /**
  * Lambda's payload limits, as the service applies them to an invocation (docs/start-stack.md,
- * "AWS's limits", cites each figure). The messages are Lambda's own, word for word, so that what
- * a caller logs locally is what it logs in AWS.
+ * "AWS's limits", cites each figure). The messages of a refused event and of a buffered response
+ * over its limit are Lambda's own, word for word, so that what a caller logs locally is what it
+ * logs in AWS; Lambda publishes none for a streamed response cut at its limit.
  */
 export const lambdaLimits = {
   /** A synchronous (RequestResponse) invocation's event: 6 MB (Invoke API reference). */
@@ -57,7 +58,7 @@ export function responseSizeError(result: unknown): { errorType: string; errorMe
   };
 }
 
-/** The function error Lambda reports when a streamed response passes its limit (the stream is cut there). */
+/** The function error for a streamed response past its limit (the stream is cut there), in the buffered one's words. */
 export const streamedResponseSizeError = {
   errorType: 'Function.ResponseSizeTooLarge',
   errorMessage: `Response payload size exceeded maximum allowed payload size (${lambdaLimits.streamedResponseBytes} bytes).`,
