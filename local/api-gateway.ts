@@ -14,14 +14,12 @@ import { systemClock, type Clock } from '../lambdas/core/clock';
 import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute } from '../lambdas/api/routes';
+import { defaultIntegrationTimeoutMs, gatewayMaxBodyBytes, integrationFailure, integrationTimedOut, withinIntegrationTimeout, type IntegrationFailure } from './gateway-limits';
 import { policyAllows, type PolicyDocument } from './iam';
 import { preludeDelimiter } from './lambda-response-streaming';
 import { servePublishedDocument } from './published-documents';
 
-/** API Gateway's payload limit: larger bodies never reach a function. */
-export const gatewayMaxBodyBytes = 10 * 1024 * 1024;
-/** API Gateway's integration time-out. */
-const integrationTimeoutMs = 29_000;
+export { gatewayMaxBodyBytes, InvocationRejected } from './gateway-limits';
 /** The account and Region the local gateway's method ARNs name. */
 const gatewayAccount = { account: '000000000000', region: 'us-east-1', apiId: 'local' };
 
@@ -69,6 +67,8 @@ export interface GatewayMethod {
   throttle?: { rate: number; burst: number };
   /** Absent: the gateway answers INTEGRATION_FAILURE, as for a function it cannot invoke. */
   target?: RouteFunction;
+  /** How long the gateway waits for a buffered integration's answer (the integration's `TimeoutInMillis`); absent: 29 s. */
+  integrationTimeoutMs?: number;
 }
 
 /** The API the gateway serves, as its declaration says (the route table for `npm start`, the template for `npm run start:stack`). */
@@ -157,7 +157,8 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   if (options.front && (await options.front(req, res))) return;
   const { api } = options;
   const gatewayRequestId = newGatewayRequestId();
-  const answer = (type: GatewayResponseType) => gatewayError(req, res, api, gatewayRequestId, type);
+  const answer = (type: GatewayResponseType, builtIn?: IntegrationFailure['builtIn']) => gatewayError(req, res, api, gatewayRequestId, type, builtIn);
+  const failed = (failure: IntegrationFailure) => answer(failure.type, failure.builtIn);
   // API Gateway REST names its own request id on every response it sends.
   res.setHeader('x-amzn-RequestId', gatewayRequestId);
   const url = new URL(req.url ?? '/', 'http://gateway.local');
@@ -194,17 +195,21 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
     isBase64Encoded: binaryBody,
     requestContext: { ...requestContext, authorizer: authorization.context },
   };
-  const context = lambdaContext(gatewayRequestId, method);
-  if (target.mode === 'streamed') return relayStream(res, (stream) => target.fn(event, stream, context), () => answer('INTEGRATION_FAILURE'));
-  let result: APIGatewayProxyResult;
+  const timeoutMs = method.integrationTimeoutMs ?? defaultIntegrationTimeoutMs;
+  const context = lambdaContext(gatewayRequestId, method, timeoutMs);
+  if (target.mode === 'streamed') return relayStream(res, (stream) => target.fn(event, stream, context), (error) => failed(integrationFailure(error)));
+  let result: APIGatewayProxyResult | typeof timedOut;
   try {
-    result = await target.fn(event, context);
-  } catch {
-    return answer('INTEGRATION_FAILURE');
+    result = await withinIntegrationTimeout(target.fn(event, context), timeoutMs, timedOut);
+  } catch (error) {
+    return failed(integrationFailure(error));
   }
+  if (result === timedOut) return failed(integrationTimedOut);
   // A base64 body is decoded when the client's first accepted type is a binary media type.
   writeResult(res, result, isBinaryMediaType(api.binaryMediaTypes, req.headers.accept?.split(',')[0]));
 }
+
+const timedOut = Symbol('integration timed out');
 
 type AuthorizerEvent = Omit<APIGatewayRequestAuthorizerEvent, 'type' | 'methodArn' | 'requestContext'> & { requestContext: APIGatewayProxyEvent['requestContext'] };
 type Authorization = { refused: GatewayResponseType } | { context: APIGatewayProxyEvent['requestContext']['authorizer'] };
@@ -270,7 +275,7 @@ function isBinaryMediaType(binaryMediaTypes: readonly string[], mediaType: strin
  * Relays a streamed Lambda response as API Gateway does: reads the JSON prelude up to its eight
  * NUL bytes, answers with its status and headers, then passes the body on as it comes.
  */
-async function relayStream(res: ServerResponse, invoke: (stream: Writable) => Promise<void>, failed: () => void) {
+async function relayStream(res: ServerResponse, invoke: (stream: Writable) => Promise<void>, failed: (error: unknown) => void) {
   const stream = new PassThrough();
   // A client that leaves mid-body ends the function's stream at once, and with it the file it reads.
   const abandoned = () => {
@@ -296,12 +301,13 @@ async function relayStream(res: ServerResponse, invoke: (stream: Writable) => Pr
       if (rest.length > 0 && !res.write(rest)) await drained(res);
     }
     await invocation;
-  } catch {
-    if (!res.headersSent) return failed();
+  } catch (error) {
+    if (!res.headersSent) return failed(error);
     res.destroy();
     return;
   }
-  if (prelude !== undefined) return failed();
+  // A stream that ends without its prelude is not a proxy response: the function's failure.
+  if (prelude !== undefined) return failed(new Error('no prelude'));
   res.end();
 }
 
@@ -384,8 +390,8 @@ function authorizerContext(result: APIGatewayAuthorizerResult): Record<string, s
   return { ...context, principalId: result.principalId, integrationLatency: '0' };
 }
 
-function lambdaContext(requestId: string, route: GatewayMethod): Context {
-  const deadline = Date.now() + integrationTimeoutMs;
+function lambdaContext(requestId: string, route: GatewayMethod, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `tempmail-${route.id}`,
@@ -443,8 +449,15 @@ const builtInResponses: Partial<Record<GatewayResponseType, [number, string]>> =
  * the DEFAULT_4XX or DEFAULT_5XX one, else API Gateway's own), its header mapping expressions
  * and its body template filled in for this request. As in AWS, no `X-Request-Id` header unless declared.
  */
-function gatewayError(req: IncomingMessage, res: ServerResponse, api: GatewayApi, gatewayRequestId: string, type: GatewayResponseType) {
-  const [builtInStatus, message] = builtInResponses[type] ?? [500, 'Internal server error'];
+function gatewayError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  api: GatewayApi,
+  gatewayRequestId: string,
+  type: GatewayResponseType,
+  builtIn: [number, string] = builtInResponses[type] ?? [500, 'Internal server error'],
+) {
+  const [builtInStatus, message] = builtIn;
   const declared = api.responses.get(type) ?? api.responses.get(builtInStatus >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
   const status = api.responses.get(type)?.statusCode ?? builtInStatus;
   const template = declared && (declared.templates['application/json'] ?? Object.values(declared.templates)[0]);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../lambdas/core/logger';
 import { callFromCommand, evaluate, type Decision, type IamRequest, type MappedCommand, type ResourcePolicy } from '../iam';
 import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
+import { s3LimitRefusal } from './service-limits';
 import { localNaming, type StackFunction } from './template';
 
 /** One AWS call as the endpoints saw it, after evaluation. */
@@ -127,6 +128,8 @@ export async function startFunctionEndpoint(
       service === 's3' ? s3Error(res, 500, 'InternalError', message) : queryProtocol ? queryError(res, 500, 'InternalFailure', message) : jsonError(res, 500, 'InternalFailure', message);
     if (service === 's3') {
       s3 = s3Operation(req.method ?? 'GET', url, body);
+      const refusal = s3 && s3LimitRefusal(s3);
+      if (refusal) return s3Error(res, refusal.status, refusal.code, refusal.message);
       if (s3) ({ command, input } = s3);
     } else if (serviceId) {
       // JSON protocols: the operation is the target's suffix, the input the body.

@@ -1,6 +1,7 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { Logger } from '../../lambdas/core/logger';
 import type { FunctionHost } from './function-host';
+import { checkEventPayload } from './lambda-limits';
 import type { StackFunction } from './template';
 
 /** What Lambda sends to a function's dead-letter queue: the event unchanged, and why it failed. */
@@ -10,7 +11,10 @@ export interface DeadLetter {
 }
 
 export interface EventInvocations {
-  /** Queues an Event invocation, as Lambda answers 202 and runs it apart. */
+  /**
+   * Queues an Event invocation, as Lambda answers 202 and runs it apart; an event over Lambda's
+   * 1 MB for asynchronous invocations is refused here, before it is queued (`RequestEntityTooLargeException`).
+   */
   invoke(logicalId: string, event: unknown): void;
   /** Resolves once every Event invocation so far has finished, its retries and dead letter included. */
   settled(): Promise<void>;
@@ -41,7 +45,7 @@ export function eventInvocations(options: {
     let failure: Error | undefined;
     for (let attempt = 0; attempt <= maximumRetryAttempts; attempt++) {
       try {
-        await host.invoke(event, undefined, requestId);
+        await host.invoke(event, undefined, requestId, 'Event');
         return;
       } catch (error) {
         failure = error as Error;
@@ -71,6 +75,7 @@ export function eventInvocations(options: {
   };
   return {
     invoke(logicalId, event) {
+      checkEventPayload(event, 'Event');
       const invocation = run(logicalId, event);
       inFlight.add(invocation);
       void invocation.finally(() => inFlight.delete(invocation));

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FunctionClock } from './function-clock';
+import { checkEventPayload, lambdaLimits, responseSizeError, streamedResponseSizeError, type InvocationType } from './lambda-limits';
 import type { StackFunction } from './template';
 
 export class FunctionError extends Error {
@@ -40,6 +41,8 @@ interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
   stream?: Writable;
+  /** The bytes streamed so far, against Lambda's streamed response limit. */
+  streamedBytes: number;
   timer: NodeJS.Timeout;
 }
 
@@ -61,34 +64,87 @@ export class FunctionHost {
   environments = 0;
   /** The heap limits the last environment's thread reported it runs under. */
   resourceLimits: ResourceLimits | undefined;
+  /** How long the last environment's init phase took (thread start to handler loaded), as Lambda's REPORT line's `Init Duration`. */
+  initDurationMs: number | undefined;
   /** What the function sent over the network, by `host:port`: HTTP requests counted, TCP connections listed. */
   readonly outbound = { requests: new Map<string, number>(), connections: new Set<string>() };
 
   constructor(
     readonly fn: StackFunction,
     readonly environment: () => Record<string, string>,
-    /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
-    private readonly clock?: FunctionClock,
+    private readonly options: {
+      /** A test's clock for the function's thread; absent: the system clock, as in Lambda. */
+      clock?: FunctionClock;
+      /** Told each environment's init duration once its handler is loaded. */
+      onInit?: (durationMs: number) => void;
+      /** The init phase's limit; absent: Lambda's 10 s. */
+      initLimitMs?: number;
+    } = {},
   ) {}
 
-  /** Runs one invocation; `requestId` is the one an asynchronous invocation keeps across its retries. */
-  async invoke(event: unknown, stream?: Writable, requestId: string = crypto.randomUUID()): Promise<unknown> {
+  /** An environment whose init outlived its limit once and is being retried within an invocation's time-out, unlimited. */
+  private retriedInit: Worker | undefined;
+  /** Environments this host stopped (a time-out, an init past its limit), as against those that failed on their own. */
+  private readonly discarded = new WeakSet<Worker>();
+
+  /** Waits for the current environment's handler to be loaded: true, or false once `limitMs` has passed first. */
+  private async loadedWithin(limitMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, limitMs));
+    });
+    return Promise.race([this.ready!.then(() => true), limit]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Runs one invocation; `requestId` is the one an asynchronous invocation keeps across its
+   * retries. An event over Lambda's payload limit for its invocation type is refused before any
+   * environment runs (`RequestEntityTooLargeException`); a buffered response over 6 MB, or a
+   * streamed one over 200 MB, is the function's error `Function.ResponseSizeTooLarge`.
+   */
+  async invoke(event: unknown, stream?: Writable, requestId: string = crypto.randomUUID(), invocationType: InvocationType = 'RequestResponse'): Promise<unknown> {
+    checkEventPayload(event, invocationType);
     this.invocations++;
     let worker: Worker;
+    const timeoutMs = this.fn.timeoutSeconds * 1000;
+    const timedOut = () => new FunctionError('Sandbox.Timedout', `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`);
+    /** When this invocation began waiting on a retried init, which counts against its time-out. */
+    let retriedInitSince: number | undefined;
     // Waits for an environment whose handler is loaded; one discarded meanwhile is replaced.
     do {
       worker = this.ensureWorker();
-      await this.ready;
+      const retried = worker === this.retriedInit;
+      if (retried) retriedInitSince ??= performance.now();
+      const limitMs = retried ? timeoutMs - (performance.now() - retriedInitSince!) : (this.options.initLimitMs ?? lambdaLimits.initPhaseMs);
+      let loaded: boolean;
+      try {
+        loaded = await this.loadedWithin(limitMs);
+      } catch (error) {
+        // An environment discarded during its init by another invocation is replaced; one that failed on its own fails this one.
+        if (this.discarded.has(worker)) continue;
+        throw error;
+      }
+      if (loaded || this.worker !== worker) continue;
+      if (retried) {
+        // The retried init ran out of the invocation's time-out: a time-out like any other.
+        this.discard(worker);
+        throw timedOut();
+      }
+      // Lambda's init phase is limited: past it the environment is stopped, and its init is
+      // retried at this invocation, within the function's time-out.
+      this.discard(worker, new FunctionError('Runtime.InitTimeout', 'the init phase outlived its limit'));
+      this.ensureWorker();
+      this.retriedInit = this.worker;
     } while (this.worker !== worker);
     const id = this.nextId++;
-    const timeoutMs = this.fn.timeoutSeconds * 1000;
+    const remainingMs = timeoutMs - (retriedInitSince === undefined ? 0 : performance.now() - retriedInitSince);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new FunctionError('Sandbox.Timedout', `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`));
+        reject(timedOut());
         this.discard(worker);
-      }, timeoutMs);
-      this.pending.set(id, { resolve, reject, stream, timer });
+      }, remainingMs);
+      this.pending.set(id, { resolve, reject, stream, streamedBytes: 0, timer });
       worker.postMessage({
         id,
         event,
@@ -101,7 +157,7 @@ export class FunctionHost {
           awsRequestId: requestId,
           logGroupName: `/aws/lambda/${this.fn.name}`,
           logStreamName: 'local',
-          timeoutMs,
+          timeoutMs: remainingMs,
         },
       });
     });
@@ -112,13 +168,14 @@ export class FunctionHost {
     const entry = join(__dirname, 'function-worker.ts');
     const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
       eval: true,
-      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.clock?.buffer },
+      workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.options.clock?.buffer },
       env: this.environment(),
       resourceLimits: lambdaHeapLimits(this.fn.memoryMb),
       stdout: false,
       stderr: false,
     });
     this.environments++;
+    const started = performance.now();
     let loaded: () => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
       loaded = resolve;
@@ -131,27 +188,42 @@ export class FunctionHost {
       if (message.outbound) return this.noteOutbound(message.outbound);
       if (message.ready) {
         this.resourceLimits = message.ready.resourceLimits;
+        this.initDurationMs = Math.round((performance.now() - started) * 100) / 100;
+        this.options.onInit?.(this.initDurationMs);
+        // Loaded, a retried init's environment is an environment like any other.
+        if (this.retriedInit === worker) this.retriedInit = undefined;
         return loaded();
       }
       const pending = this.pending.get(message.id);
       if (!pending) return;
       if (message.chunk) {
+        // Lambda cuts a stream at its limit: the bytes up to it went out, the rest never does.
+        pending.streamedBytes += message.chunk.byteLength;
+        if (pending.streamedBytes > lambdaLimits.streamedResponseBytes) return this.settle(message.id, pending, { error: streamedResponseSizeError });
         pending.stream?.write(Buffer.from(message.chunk));
         return;
       }
-      this.pending.delete(message.id);
-      clearTimeout(pending.timer);
-      if (message.error) pending.reject(new FunctionError(message.error.errorType, message.error.errorMessage));
-      else {
-        pending.stream?.end();
-        pending.resolve(message.result);
-      }
+      this.settle(message.id, pending, message);
     });
     worker.on('error', (error) => this.fail(worker, error));
     worker.on('exit', (code) => this.fail(worker, new FunctionError('Runtime.ExitError', `exited with ${code}`)));
     worker.unref();
     this.worker = worker;
     return worker;
+  }
+
+  /** Ends an invocation with its result or its error; a buffered result over Lambda's limit is the function's error. */
+  private settle(id: number, pending: Pending, outcome: Pick<WorkerMessage, 'result' | 'error'>): void {
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    const error = outcome.error ?? (pending.stream ? undefined : responseSizeError(outcome.result));
+    if (error) {
+      pending.stream?.destroy(new FunctionError(error.errorType, error.errorMessage));
+      pending.reject(new FunctionError(error.errorType, error.errorMessage));
+      return;
+    }
+    pending.stream?.end();
+    pending.resolve(outcome.result);
   }
 
   private noteOutbound({ kind, target }: { kind: 'request' | 'connection'; target: string }): void {
@@ -170,8 +242,9 @@ export class FunctionHost {
     }
   }
 
-  private discard(worker: Worker): void {
-    this.fail(worker, new FunctionError('Sandbox.Timedout', 'environment discarded'));
+  private discard(worker: Worker, error = new FunctionError('Sandbox.Timedout', 'environment discarded')): void {
+    this.discarded.add(worker);
+    this.fail(worker, error);
     void worker.terminate();
   }
 

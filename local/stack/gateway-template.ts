@@ -28,6 +28,8 @@ export interface TemplateMethod {
   functionId?: string;
   /** Integration response transfer mode STREAM. */
   streamed: boolean;
+  /** The integration's `TimeoutInMillis`; absent: API Gateway's default, 29 s. */
+  integrationTimeoutMs?: number;
   /** The stage's throttle for this method (its own method setting over the stage-wide one); absent: none declared. */
   throttle?: { rate: number; burst: number };
 }
@@ -87,7 +89,7 @@ export function readGatewayApi(template: Template): TemplateApi {
 
   const methods = ofApi('AWS::ApiGateway::Method').map(([logicalId, method]): TemplateMethod => {
     const properties = method.Properties ?? {};
-    const integration = (properties.Integration ?? {}) as { Type?: string; Uri?: Json; ResponseTransferMode?: string };
+    const integration = (properties.Integration ?? {}) as { Type?: string; Uri?: Json; ResponseTransferMode?: string; TimeoutInMillis?: number };
     const httpMethod = String(properties.HttpMethod);
     const path = pathOf(properties.ResourceId) || '/';
     const throttle = throttleOf(settings, httpMethod, path);
@@ -104,6 +106,7 @@ export function readGatewayApi(template: Template): TemplateApi {
       integrationType: String(integration.Type ?? 'none'),
       ...(functionId ? { functionId } : {}),
       streamed: integration.ResponseTransferMode === 'STREAM',
+      ...(integration.TimeoutInMillis !== undefined ? { integrationTimeoutMs: Number(integration.TimeoutInMillis) } : {}),
       ...(throttle ? { throttle } : {}),
     };
   });
@@ -250,6 +253,7 @@ export function servedApi(api: TemplateApi, bind: ApiBindings): GatewayApi {
       path: method.path,
       authorization: method.authorizationType === 'NONE' ? { type: 'NONE' } : authorizations.get(method.authorizerId!)!,
       ...(method.throttle ? { throttle: method.throttle } : {}),
+      ...(method.integrationTimeoutMs !== undefined ? { integrationTimeoutMs: method.integrationTimeoutMs } : {}),
       target: method.streamed
         ? { mode: 'streamed', fn: async (event, stream) => void (await bind.invoke(method.functionId!, event, stream)) }
         : { mode: 'buffered', fn: async (event) => (await bind.invoke(method.functionId!, event)) as never },

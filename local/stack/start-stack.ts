@@ -66,6 +66,8 @@ export interface RunningFunction {
   environments: number;
   /** The heap limits its thread reported it runs under, once it has started. */
   resourceLimits: ResourceLimits | undefined;
+  /** Its last cold start's init duration (thread start to handler loaded), once it has started. */
+  initDurationMs: number | undefined;
   outbound: { requests: Record<string, number>; connections: string[] };
   endpointRequests: number;
 }
@@ -218,7 +220,9 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       LOG_LEVEL: config.logLevel,
       ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
     };
-    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, options.clock));
+    // Each cold start is reported as Lambda's REPORT line reports it: the init phase's duration.
+    const reportInit = (durationMs: number) => logger.info('function initialized', { function: fn.name, init_duration_ms: durationMs });
+    hosts.set(fn.logicalId, new FunctionHost(fn, () => environment, { ...(options.clock ? { clock: options.clock } : {}), onInit: reportInit }));
   }
 
   // Lambda's Event invocations: retried, then sent to the dead-letter queue with the function's role.
@@ -286,7 +290,12 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
           }
           const event = sesEvent(messageId, timestamp, matched, rule, action, resolver.arnOf(action.functionId));
           if (action.invocationType === 'Event') {
-            events.invoke(action.functionId, event);
+            try {
+              events.invoke(action.functionId, event);
+            } catch (error) {
+              // Lambda refused the event (over its payload limit): the action failed, the mail stays in the bucket.
+              logger.error('receipt rule function refused the event', { rule: rule.name, error: (error as Error).message });
+            }
             continue;
           }
           const result = (await host(action.functionId).invoke(event).catch((error: Error) => {
@@ -347,6 +356,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
             invocations: fnHost.invocations,
             environments: fnHost.environments,
             resourceLimits: fnHost.resourceLimits,
+            initDurationMs: fnHost.initDurationMs,
             outbound: { requests: Object.fromEntries(fnHost.outbound.requests), connections: [...fnHost.outbound.connections] },
             endpointRequests: endpoints.get(logicalId)!.requests,
           },

@@ -210,6 +210,31 @@ describe('a function’s AWS endpoint under start:stack', () => {
     expect(await blobs.get('mail/old/1')).toBeUndefined();
   });
 
+  it('refuses a batch delete of more than 1,000 keys as S3 does (400 MalformedXML), before any key is judged or deleted', async () => {
+    await blobs.put('mail/kept', Buffer.from('kept'));
+    const keys = [...Array.from({ length: 1000 }, (_, i) => ({ Key: `mail/none/${i}` })), { Key: 'mail/kept' }];
+    await expect(client(S3Client).send(new DeleteObjectsCommand({ Bucket: 'mail-bucket', Delete: { Objects: keys } }))).rejects.toMatchObject({
+      name: 'MalformedXML',
+      $metadata: { httpStatusCode: 400 },
+    });
+    expect(calls).toEqual([]);
+    const kept = await blobs.get('mail/kept');
+    if (kept && !kept.notModified) kept.body.destroy();
+    expect(kept).toMatchObject({ size: 'kept'.length });
+  });
+
+  it("refuses a message over SQS's 1 MiB (body and attributes) as SQS does, as a dead letter of a near-1 MB event would be", async () => {
+    // A queue of its own (sent to as Lambda sends, with no policy in the way), so that the dead-letter queue's test reads only its own letter.
+    const queue = `arn:aws:sqs:${localNaming.region}:${localNaming.account}:closed`;
+    const attributes = { RequestID: { DataType: 'String', StringValue: 'r' } };
+    // The body and each attribute's name, type and value count: 'RequestID' + 'String' + 'r' = 16 bytes.
+    await expect(queues.send(queue, 'x'.repeat(1024 * 1024 - 16), attributes)).resolves.toBeUndefined();
+    await expect(queues.send(queue, 'x'.repeat(1024 * 1024 - 15), attributes)).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 400 },
+      message: 'One or more parameters are invalid. Reason: Message must be shorter than 1048576 bytes.',
+    });
+  });
+
   it('fails a call it cannot map (an unknown command, operation or service) with 500, never passing it on', async () => {
     const unmapped = [
       () => client(DynamoDBClient).send(new ListTagsOfResourceCommand({ ResourceArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/accounts' })),

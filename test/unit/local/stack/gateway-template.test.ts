@@ -1,7 +1,7 @@
 import { routes, type RouteDefinition } from '../../../../lambdas/api/routes';
 import { declaredGatewayResponse, gatewayResponseTable } from '../../../../lib/gateway-responses';
 import type { Template } from '../../../../local/iam';
-import { readGatewayApi, unservedParts, type TemplateApi } from '../../../../local/stack/gateway-template';
+import { readGatewayApi, servedApi, unservedParts, type TemplateApi } from '../../../../local/stack/gateway-template';
 import { synthesizeTemplate } from '../../../support/synthesized-template';
 
 /** The REST API `npm run start:stack` reads from the synthesized template, and what it refuses to serve. */
@@ -31,6 +31,7 @@ describe('the REST API read from the synthesized template', () => {
       authorization: `${method.authorizationType} ${byAuthorizer.get(method.authorizerId ?? '')}`,
       function: method.functionId?.replace(/Function[0-9A-F]{8}$/, ''),
       streamed: method.streamed,
+      integrationTimeoutMs: method.integrationTimeoutMs,
     }));
     const expected = (routes as readonly RouteDefinition[]).map((route) => ({
       method: route.method,
@@ -38,10 +39,18 @@ describe('the REST API read from the synthesized template', () => {
       authorization: route.auth === 'identity' ? 'COGNITO_USER_POOLS COGNITO_USER_POOLS' : 'CUSTOM REQUEST',
       function: `Api${route.id}`,
       streamed: route.stream === true,
+      // The file routes wait 2 minutes for their function; every other method API Gateway's default 29 s.
+      integrationTimeoutMs: route.stream === true ? 120_000 : undefined,
     }));
     expect(methods).toHaveLength(expected.length);
     expect(methods).toEqual(expect.arrayContaining(expected));
     expect(unservedParts(api)).toEqual([]);
+  });
+
+  it("hands each method's integration time-out to the gateway it serves", () => {
+    const served = servedApi(read(), { invoke: async () => undefined, verifyUserPoolToken: async () => undefined });
+    const timeouts = new Map(served.methods.map((method) => [`${method.method} ${method.path}`, method.integrationTimeoutMs]));
+    for (const route of routes as readonly RouteDefinition[]) expect(timeouts.get(`${route.method} ${route.path}`)).toBe(route.stream === true ? 120_000 : undefined);
   });
 
   it('reads the authorizers as declared: the key authorizer on the request id, never cached; the console user pool on the Authorization header', () => {
