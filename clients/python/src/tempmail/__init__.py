@@ -44,6 +44,7 @@ from .resources import (
 from .retry_policy import RetryPolicy
 from .transport import HttpRequest, HttpResponse, Transport, TransportError
 from .wait import Mark, MessageMatch, TextMatcher
+from .wait_report import Rejection, WaitReport
 
 __version__ = "0.2.0"
 
@@ -77,6 +78,7 @@ __all__ = [
     "PayloadTooLargeError",
     "PolicyViolationError",
     "RateLimitedError",
+    "Rejection",
     "RetryPolicy",
     "Sender",
     "ServiceUnavailableError",
@@ -89,6 +91,7 @@ __all__ = [
     "UnexpectedMessageError",
     "UnexpectedResponseError",
     "Usage",
+    "WaitReport",
     "WaitTimeoutError",
     "decode_entities",
     "extract_code",

@@ -17,6 +17,7 @@ from .errors import (
 )
 from .resources import Message, MessageListItem, MessagePage
 from .retry_policy import RetryPolicy
+from .wait_report import Rejection, WaitReport, describe_criteria
 
 #: A text test: a substring (case-insensitive) or a compiled regular expression (tested with ``search``).
 TextMatcher = Union[str, Pattern[str]]
@@ -110,19 +111,24 @@ def is_after(item: MessageListItem, after: Optional[Mark], since: Optional[datet
     return not (since is not None and _instant(item["received_at"]) < since.timestamp())
 
 
-def list_matches(match: MessageMatch, item: MessageListItem) -> bool:
-    """The tests a listing can answer: from, subject and any recipient."""
-    return (
-        _matches(match.from_, item["from"])
-        and _matches(match.subject, item["subject"])
-        and (match.to is None or any(_matches(match.to, to) for to in item["to"]))
-    )
+def list_failure(match: MessageMatch, item: MessageListItem) -> Optional[str]:
+    """The first test a listing can answer that the message fails (subject, from, to: any recipient), or None."""
+    if not _matches(match.subject, item["subject"]):
+        return "subject"
+    if not _matches(match.from_, item["from"]):
+        return "from"
+    if match.to is not None and not any(_matches(match.to, to) for to in item["to"]):
+        return "to"
+    return None
 
 
-def whole_matches(match: MessageMatch, message: Message) -> bool:
-    """The tests that need the whole message: body and where."""
-    body_passes = match.body is None or _matches(match.body, message["text"]) or _matches(match.body, message["html"])
-    return body_passes and (match.where is None or match.where(message))
+def whole_failure(match: MessageMatch, message: Message) -> Optional[str]:
+    """The first test that needs the whole message (body, then where) that it fails, or None."""
+    if not (match.body is None or _matches(match.body, message["text"]) or _matches(match.body, message["html"])):
+        return "body"
+    if match.where is not None and not match.where(message):
+        return "where"
+    return None
 
 
 @dataclass
@@ -175,7 +181,8 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
     deadline = client.now() + timeout
     needs_whole = match.body is not None or match.where is not None
     returned = client.returned_ids(email_id)
-    rejected: Dict[str, str] = {}
+    report = WaitReport(describe_criteria(match, options.after, options.since, count), timeout)
+    rejected: Dict[str, Rejection] = {}
     seen: Set[str] = set()
     found: List[Message] = []
     requests = 0
@@ -184,7 +191,8 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
     interval = options.initial_interval
 
     def timed_out(reason: str) -> WaitTimeoutError:
-        error = WaitTimeoutError(email_id, timeout, requests, list(reversed(rejected.values())), reason, last_error)
+        report.rejected = list(rejected.values())
+        error = WaitTimeoutError(email_id, timeout, requests, report, reason, last_error)
         error.__cause__ = last_error
         return error
 
@@ -206,7 +214,9 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                 arrivals: List[MessageListItem] = []
                 cursor: Optional[str] = None
                 while True:
-                    page = client._list_once(email_id, cursor, spend())
+                    request_timeout_left = spend()
+                    report.polls += cursor is None  # a poll is a round of pages; its first is sent now
+                    page = client._list_once(email_id, cursor, request_timeout_left)
                     reached_old = False
                     for item in page["data"]:
                         # Newest first: the first message seen before or older than the mark ends the new ones.
@@ -224,15 +234,17 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                 for item in reversed(arrivals):
                     if item["id"] in returned or not is_after(item, options.after, options.since):
                         continue
-                    if not list_matches(match, item):
-                        rejected[item["id"]] = item["subject"]
-                        continue
-                    try:
-                        message = client._read_once(item["id"], spend())
-                    except NotFoundError:
-                        continue  # expired between the listing and the read
-                    if needs_whole and not whole_matches(match, message):
-                        rejected[item["id"]] = item["subject"]
+                    report.arrived += 1
+                    failed = list_failure(match, item)
+                    if failed is None:
+                        try:
+                            message = client._read_once(item["id"], spend())
+                        except NotFoundError:
+                            report.expired += 1  # expired between the listing and the read
+                            continue
+                        failed = whole_failure(match, message) if needs_whole else None
+                    if failed is not None:
+                        rejected[item["id"]] = Rejection(item["id"], item["subject"], item["from"], item["received_at"], failed)
                         continue
                     found.append(message)
                     if len(found) > count:
