@@ -18,6 +18,7 @@ from tempmail import (
     TempmailClient,
     TempmailNetworkError,
     WaitTimeoutError,
+    worst_case_requests,
 )
 
 
@@ -158,11 +159,30 @@ def test_ends_at_once_on_a_used_up_allowance_and_on_a_404() -> None:
         StandIn().client.wait_for_message("eml_bbbbbbbbbb")
 
 
+def test_refuses_to_start_a_wait_whose_worst_case_exceeds_max_requests_unless_told_to() -> None:
+    service = StandIn()
+    with pytest.raises(ValueError) as refused:
+        service.client.inbox(service.email()).wait_for_code(max_requests=3)
+    assert str(refused.value) == (
+        "This wait may spend 10 requests (9 polls in 30 s on its schedule and 1 read), more than max_requests=3: raise max_requests, "
+        "shorten the timeout, poll less often (initial_interval, max_interval), or pass allow_over_budget=True to let it end at the budget"
+    )
+    with pytest.raises(ValueError, match="may spend 7 requests"):
+        service.client.expect_no_message(EMAIL, for_seconds=10, max_requests=6)
+    assert service.requests == []
+    # The worst case within the budget starts; fewer polls (a longer first interval) bring a long wait within it.
+    with pytest.raises(WaitTimeoutError):
+        service.client.wait_for_message(EMAIL, max_requests=10)
+    assert worst_case_requests(60, initial_interval=10, max_interval=10) == 7
+
+
 def test_spends_at_most_max_requests_and_a_30_s_wait_that_finds_nothing_costs_9() -> None:
     service = StandIn()
     with pytest.raises(WaitTimeoutError) as raised:
-        service.client.wait_for_message(EMAIL, max_requests=3)
+        service.client.wait_for_message(EMAIL, max_requests=3, allow_over_budget=True)
     assert (raised.value.reason, raised.value.requests, len(service.requests)) == ("budget", 3, 3)
+    assert "before the wait's request budget was spent" in str(raised.value)
+    assert worst_case_requests(30) == 10
 
     quiet = StandIn()
     with pytest.raises(WaitTimeoutError) as timed_out:

@@ -44,6 +44,7 @@ from .resources import (
 from .retry_policy import RetryPolicy
 from .transport import HttpRequest, HttpResponse, Transport, TransportError
 from .wait import Mark, MessageMatch, TextMatcher
+from .wait_cost import worst_case_requests
 from .wait_report import Rejection, WaitReport
 
 __version__ = "0.2.0"
@@ -100,4 +101,5 @@ __all__ = [
     "extract_links",
     "html_to_text",
     "parse_from",
+    "worst_case_requests",
 ]

@@ -55,11 +55,12 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
     ) -> Message:
         """Waits for the oldest new message that matches (default 30 s)."""
         return self.wait_for_messages(
             1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests,
+            max_requests=max_requests, allow_over_budget=allow_over_budget,
         )[0]  # fmt: skip
 
     def wait_for_messages(
@@ -76,12 +77,13 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
         exact: bool = False,
     ) -> List[Message]:
         """Waits for ``count`` new matching messages, oldest first; ``exact``: more in the poll that completes the count is an error."""
         return self.client.wait_for_messages(
             self.id, count, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
-            since=since, max_requests=max_requests, on_spent=self._count_spent, exact=exact,
+            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, on_spent=self._count_spent, exact=exact,
         )  # fmt: skip
 
     def expect_no_message(
@@ -97,11 +99,12 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
     ) -> None:
         """Polls through ``for_seconds`` and raises ``UnexpectedMessageError`` naming the new mail that matches, if any came."""
         self.client.expect_no_message(
             self.id, match, for_seconds=for_seconds, from_=from_, to=to, subject=subject, body=body, where=where, after=after,
-            since=since, max_requests=max_requests, on_spent=self._count_spent,
+            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, on_spent=self._count_spent,
         )  # fmt: skip
 
     def _count_spent(self, requests: int) -> None:
@@ -121,11 +124,12 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
     ) -> str:
         """Waits as ``wait_for_message`` does and returns the message's verification code; raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
             match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests,
+            max_requests=max_requests, allow_over_budget=allow_over_budget,
         )  # fmt: skip
         return _found(extract_code(message), "code", message)
 
@@ -142,11 +146,12 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
     ) -> str:
         """Waits as ``wait_for_message`` does and returns its action link (entity-decoded); raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
             match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests,
+            max_requests=max_requests, allow_over_budget=allow_over_budget,
         )  # fmt: skip
         return _found(extract_link(message), "link", message)
 
