@@ -24,6 +24,8 @@ class Inbox:
         self.requests = 0
         #: What the last wait spent (also after a failed wait): ``{"requests": n}``.
         self.last_wait: Optional[Dict[str, int]] = None
+        #: The messages this inbox's waits returned, in order (the pytest plugin reports them when a test fails).
+        self.returned: List[Message] = []
 
     @property
     def id(self) -> str:
@@ -81,10 +83,12 @@ class Inbox:
         exact: bool = False,
     ) -> List[Message]:
         """Waits for ``count`` new matching messages, oldest first; ``exact``: more in the poll that completes the count is an error."""
-        return self.client.wait_for_messages(
+        messages = self.client.wait_for_messages(
             self.id, count, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
             since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, on_spent=self._count_spent, exact=exact,
         )  # fmt: skip
+        self.returned.extend(messages)
+        return messages
 
     def expect_no_message(
         self,
