@@ -174,6 +174,9 @@ def test_refuses_to_start_a_wait_whose_worst_case_exceeds_max_requests_unless_to
     with pytest.raises(WaitTimeoutError):
         service.client.wait_for_message(EMAIL, max_requests=10)
     assert worst_case_requests(60, initial_interval=10, max_interval=10) == 7
+    with pytest.raises(WaitTimeoutError) as slower:
+        service.client.inbox(service.email()).wait_for_link(timeout=60, max_requests=7, initial_interval=10, max_interval=10)
+    assert slower.value.requests == 6
 
 
 def test_spends_at_most_max_requests_and_a_30_s_wait_that_finds_nothing_costs_9() -> None:

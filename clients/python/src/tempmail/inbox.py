@@ -58,11 +58,13 @@ class Inbox:
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
         allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
     ) -> Message:
         """Waits for the oldest new message that matches (default 30 s)."""
         return self.wait_for_messages(
             1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
         )[0]  # fmt: skip
 
     def wait_for_messages(
@@ -80,12 +82,14 @@ class Inbox:
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
         allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
         exact: bool = False,
     ) -> List[Message]:
         """Waits for ``count`` new matching messages, oldest first; ``exact``: more in the poll that completes the count is an error."""
         messages = self.client.wait_for_messages(
             self.id, count, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
-            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, on_spent=self._count_spent, exact=exact,
+            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval, on_spent=self._count_spent, exact=exact,
         )  # fmt: skip
         self.returned.extend(messages)
         return messages
@@ -129,11 +133,13 @@ class Inbox:
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
         allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
     ) -> str:
         """Waits as ``wait_for_message`` does and returns the message's verification code; raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
             match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
         )  # fmt: skip
         return _found(extract_code(message), "code", message)
 
@@ -151,11 +157,13 @@ class Inbox:
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
         allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
     ) -> str:
         """Waits as ``wait_for_message`` does and returns its action link (entity-decoded); raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
             match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
         )  # fmt: skip
         return _found(extract_link(message), "link", message)
 
