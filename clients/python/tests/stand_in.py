@@ -83,6 +83,8 @@ class StandIn:
         if answer is not None:
             return answer
         query = dict(urllib.parse.parse_qsl(url.query))
+        if (request.method, url.path) == ("POST", "/v1/emails"):
+            return json_answer({"data": self.email()}, 201)(request)
         if url.path == f"/v1/emails/{EMAIL}/messages":
             limit, start = int(query.get("limit", "20")), int(query.get("cursor", "0"))
             data = [{k: v for k, v in m.items() if k not in ("text", "html", "attachments")} for m in self.messages[start : start + limit]]

@@ -18,6 +18,7 @@ from tempmail import (
     TempmailClient,
     TempmailNetworkError,
     WaitTimeoutError,
+    worst_case_requests,
 )
 
 
@@ -106,7 +107,11 @@ def test_a_body_matcher_reads_each_candidate_once_and_reports_what_did_not_match
     assert service.paths().count(f"/v1/messages/{service.messages[0]['id']}") == 1
     assert raised.value.seen_subjects == ["Newsletter"]
     assert spent == [raised.value.requests] == [3]
-    assert str(raised.value) == f'No matching message arrived at {EMAIL} within 2 s (3 requests; did not match: "Newsletter")'
+    assert str(raised.value) == (
+        f'No matching message arrived at {EMAIL} within 2 s (waited for: body "code"; deadline 2 s after its start; 2 polls, 3 requests; '
+        "1 arrived in the window, 1 did not match, 0 expired meanwhile)\n"
+        '  "Newsletter" from "App <app@example.com>" at 2026-11-22T12:00:00.000Z (failed body)'
+    )
 
 
 @pytest.mark.parametrize("timeout", [float("nan"), 0, -1, float("inf"), "30s", True])
@@ -154,11 +159,33 @@ def test_ends_at_once_on_a_used_up_allowance_and_on_a_404() -> None:
         StandIn().client.wait_for_message("eml_bbbbbbbbbb")
 
 
+def test_refuses_to_start_a_wait_whose_worst_case_exceeds_max_requests_unless_told_to() -> None:
+    service = StandIn()
+    with pytest.raises(ValueError) as refused:
+        service.client.inbox(service.email()).wait_for_code(max_requests=3)
+    assert str(refused.value) == (
+        "This wait may spend 10 requests (9 polls in 30 s on its schedule and 1 read), more than max_requests=3: raise max_requests, "
+        "shorten the timeout, poll less often (initial_interval, max_interval), or pass allow_over_budget=True to let it end at the budget"
+    )
+    with pytest.raises(ValueError, match="may spend 7 requests"):
+        service.client.expect_no_message(EMAIL, for_seconds=10, max_requests=6)
+    assert service.requests == []
+    # The worst case within the budget starts; fewer polls (a longer first interval) bring a long wait within it.
+    with pytest.raises(WaitTimeoutError):
+        service.client.wait_for_message(EMAIL, max_requests=10)
+    assert worst_case_requests(60, initial_interval=10, max_interval=10) == 7
+    with pytest.raises(WaitTimeoutError) as slower:
+        service.client.inbox(service.email()).wait_for_link(timeout=60, max_requests=7, initial_interval=10, max_interval=10)
+    assert slower.value.requests == 6
+
+
 def test_spends_at_most_max_requests_and_a_30_s_wait_that_finds_nothing_costs_9() -> None:
     service = StandIn()
     with pytest.raises(WaitTimeoutError) as raised:
-        service.client.wait_for_message(EMAIL, max_requests=3)
+        service.client.wait_for_message(EMAIL, max_requests=3, allow_over_budget=True)
     assert (raised.value.reason, raised.value.requests, len(service.requests)) == ("budget", 3, 3)
+    assert "before the wait's request budget was spent" in str(raised.value)
+    assert worst_case_requests(30) == 10
 
     quiet = StandIn()
     with pytest.raises(WaitTimeoutError) as timed_out:

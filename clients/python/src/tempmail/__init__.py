@@ -44,6 +44,8 @@ from .resources import (
 from .retry_policy import RetryPolicy
 from .transport import HttpRequest, HttpResponse, Transport, TransportError
 from .wait import Mark, MessageMatch, TextMatcher
+from .wait_cost import worst_case_requests
+from .wait_report import Rejection, WaitReport
 
 __version__ = "0.2.0"
 
@@ -77,6 +79,7 @@ __all__ = [
     "PayloadTooLargeError",
     "PolicyViolationError",
     "RateLimitedError",
+    "Rejection",
     "RetryPolicy",
     "Sender",
     "ServiceUnavailableError",
@@ -89,6 +92,7 @@ __all__ = [
     "UnexpectedMessageError",
     "UnexpectedResponseError",
     "Usage",
+    "WaitReport",
     "WaitTimeoutError",
     "decode_entities",
     "extract_code",
@@ -97,4 +101,5 @@ __all__ = [
     "extract_links",
     "html_to_text",
     "parse_from",
+    "worst_case_requests",
 ]

@@ -175,6 +175,7 @@ class TempmailClient:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
         initial_interval: float = 1.0,
         max_interval: float = 5.0,
         request_timeout: Optional[float] = None,
@@ -186,11 +187,13 @@ class TempmailClient:
         substring, a compiled pattern is tested with ``search``; ``to`` passes when any recipient
         does; ``body`` tests ``text`` and ``html``. Raises ``WaitTimeoutError`` at ``timeout``
         seconds (or when ``max_requests`` are spent); ``on_spent`` is told the requests the wait sent.
+        A ``max_requests`` below the wait's worst case (``worst_case_requests``) is a ``ValueError``
+        before any request, unless ``allow_over_budget`` lets the wait end at the budget.
         The tests may come as one ``MessageMatch`` instead of the keywords.
         """
         return self.wait_for_messages(
             email_id, 1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, initial_interval=initial_interval, max_interval=max_interval,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
             request_timeout=request_timeout, on_spent=on_spent,
         )[0]  # fmt: skip
 
@@ -209,6 +212,7 @@ class TempmailClient:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
         initial_interval: float = 1.0,
         max_interval: float = 5.0,
         request_timeout: Optional[float] = None,
@@ -221,7 +225,7 @@ class TempmailClient:
         completes the count holds more matching new mail than ``count``.
         """
         options = WaitOptions(
-            timeout=timeout, after=after, since=since, max_requests=max_requests, initial_interval=initial_interval,
+            timeout=timeout, after=after, since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval,
             max_interval=max_interval, request_timeout=self.request_timeout if request_timeout is None else request_timeout,
             on_spent=on_spent, exact=exact,
         )  # fmt: skip
@@ -241,6 +245,7 @@ class TempmailClient:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
         request_timeout: Optional[float] = None,
         on_spent: Optional[Callable[[int], None]] = None,
     ) -> None:
@@ -252,7 +257,7 @@ class TempmailClient:
         watched to its end. Take a ``mark()`` before the action and pass it as ``after``.
         """
         options = WaitOptions(
-            timeout=for_seconds, after=after, since=since, max_requests=max_requests,
+            timeout=for_seconds, after=after, since=since, max_requests=max_requests, allow_over_budget=allow_over_budget,
             request_timeout=self.request_timeout if request_timeout is None else request_timeout, on_spent=on_spent,
             poll_at_deadline=True,
         )  # fmt: skip

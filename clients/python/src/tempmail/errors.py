@@ -3,6 +3,8 @@
 import json
 from typing import Any, Dict, List, Mapping, Optional, Type, TypedDict
 
+from .wait_report import WaitReport
+
 
 class ErrorDetail(TypedDict, total=False):
     """One entry of an error's ``details``: which field was wrong (``field``), and why (``reason``)."""
@@ -102,10 +104,13 @@ class TempmailNetworkError(Exception):
 class WaitTimeoutError(Exception):
     """
     A wait reached its deadline (``reason == "deadline"``) or its request budget (``"budget"``)
-    without the messages it waited for. ``requests`` is what the wait spent; ``seen_subjects`` the
-    subjects that arrived but did not match, newest first; ``__cause__`` the last error, if any.
-    ``status`` and ``request_id`` are those of the last error answer (None when there was none);
-    ``code`` is ``"wait_timeout"``.
+    without the messages it waited for. The message explains the wait (``report``, a
+    ``WaitReport``): its criteria, deadline, polls and requests, how many mails arrived in its
+    window, each that did not match with the criterion it failed first (subject, sender and
+    received time; never a body), and how many expired meanwhile. ``requests`` is what the wait
+    spent; ``seen_subjects`` the subjects that arrived but did not match, newest first;
+    ``__cause__`` the last error, if any. ``status`` and ``request_id`` are those of the last
+    error answer (None when there was none); ``code`` is ``"wait_timeout"``.
     """
 
     code = "wait_timeout"
@@ -115,22 +120,18 @@ class WaitTimeoutError(Exception):
         email_id: str,
         timeout: float,
         requests: int,
-        seen_subjects: List[str],
+        report: "WaitReport",
         reason: str = "deadline",
         last_error: Optional[BaseException] = None,
     ) -> None:
         within = "before the wait's request budget was spent" if reason == "budget" else f"within {timeout:g} s"
-        arrived = (
-            "did not match: " + ", ".join(_quoted(subject) for subject in seen_subjects)
-            if seen_subjects
-            else "none arrived"
-        )
         last = f"; last error: {last_error}" if last_error is not None else ""
-        super().__init__(f"No matching message arrived at {email_id} {within} ({requests} requests; {arrived}){last}")
+        super().__init__(f"No matching message arrived at {email_id} {within} ({report.summary(requests)}){last}{report.lines()}")
         self.email_id = email_id
         self.timeout = timeout
         self.requests = requests
-        self.seen_subjects = seen_subjects
+        self.report = report
+        self.seen_subjects = [rejection.subject for rejection in reversed(report.rejected)]
         self.reason = reason
         self.status: Optional[int] = last_error.status if isinstance(last_error, TempmailError) else None
         self.request_id: Optional[str] = last_error.request_id if isinstance(last_error, TempmailError) else None

@@ -24,6 +24,8 @@ class Inbox:
         self.requests = 0
         #: What the last wait spent (also after a failed wait): ``{"requests": n}``.
         self.last_wait: Optional[Dict[str, int]] = None
+        #: The messages this inbox's waits returned, in order (the pytest plugin reports them when a test fails).
+        self.returned: List[Message] = []
 
     @property
     def id(self) -> str:
@@ -55,11 +57,14 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
     ) -> Message:
         """Waits for the oldest new message that matches (default 30 s)."""
         return self.wait_for_messages(
             1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
         )[0]  # fmt: skip
 
     def wait_for_messages(
@@ -76,13 +81,18 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
         exact: bool = False,
     ) -> List[Message]:
         """Waits for ``count`` new matching messages, oldest first; ``exact``: more in the poll that completes the count is an error."""
-        return self.client.wait_for_messages(
+        messages = self.client.wait_for_messages(
             self.id, count, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
-            since=since, max_requests=max_requests, on_spent=self._count_spent, exact=exact,
+            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval, on_spent=self._count_spent, exact=exact,
         )  # fmt: skip
+        self.returned.extend(messages)
+        return messages
 
     def expect_no_message(
         self,
@@ -97,11 +107,12 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
     ) -> None:
         """Polls through ``for_seconds`` and raises ``UnexpectedMessageError`` naming the new mail that matches, if any came."""
         self.client.expect_no_message(
             self.id, match, for_seconds=for_seconds, from_=from_, to=to, subject=subject, body=body, where=where, after=after,
-            since=since, max_requests=max_requests, on_spent=self._count_spent,
+            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, on_spent=self._count_spent,
         )  # fmt: skip
 
     def _count_spent(self, requests: int) -> None:
@@ -121,11 +132,14 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
     ) -> str:
         """Waits as ``wait_for_message`` does and returns the message's verification code; raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
             match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
         )  # fmt: skip
         return _found(extract_code(message), "code", message)
 
@@ -142,11 +156,14 @@ class Inbox:
         after: Optional[Mark] = None,
         since: Optional[datetime] = None,
         max_requests: Optional[int] = None,
+        allow_over_budget: bool = False,
+        initial_interval: float = 1.0,
+        max_interval: float = 5.0,
     ) -> str:
         """Waits as ``wait_for_message`` does and returns its action link (entity-decoded); raises ``LookupError`` when it holds none."""
         message = self.wait_for_message(
             match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests,
+            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
         )  # fmt: skip
         return _found(extract_link(message), "link", message)
 

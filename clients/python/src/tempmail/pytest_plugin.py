@@ -8,6 +8,11 @@ Example::
     def test_signup(inbox):
         my_app.sign_up(inbox.address)
         assert inbox.wait_for_code(subject="verify") == "482913"
+
+Each test that uses ``inbox`` gets a ``tempmail inbox`` report section with the requests it spent
+(also the ``tempmail_requests`` property of ``--junitxml``); when it fails, the section also holds
+the inbox's address, the mails received and the mail each wait returned, with its text, code and
+link (``tempmail_inbox`` in the JUnit XML). Never the key.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Iterator
 import pytest
 
 from .client import TempmailClient
+from .failure_report import failure_report, spent_line
 from .inbox import Inbox
 
 
@@ -40,3 +46,18 @@ def tempmail(pytestconfig: pytest.Config) -> TempmailClient:
 def inbox(tempmail: TempmailClient) -> Iterator[Inbox]:
     """A fresh address for this test, with the waits a test needs (``wait_for_message``, ``wait_for_code``, ``wait_for_link``)."""
     yield tempmail.inbox(tempmail.create_email())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: "pytest.CallInfo[None]") -> Iterator[None]:
+    """After a test's call, while its inbox is still there: the report section and the JUnit properties."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    inbox = getattr(item, "funcargs", {}).get("inbox")
+    if report.when != "call" or not isinstance(inbox, Inbox):
+        return
+    text = failure_report(inbox) if report.failed else spent_line(inbox)
+    report.sections.append(("tempmail inbox", text))
+    item.user_properties.append(("tempmail_requests", str(1 + inbox.requests)))
+    if report.failed:
+        item.user_properties.append(("tempmail_inbox", text))

@@ -1,6 +1,5 @@
 """The client's wait for new mail: marks, matchers, the polling schedule and its deadline."""
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +16,8 @@ from .errors import (
 )
 from .resources import Message, MessageListItem, MessagePage
 from .retry_policy import RetryPolicy
+from .wait_cost import positive_seconds, worst_case_requests
+from .wait_report import Rejection, WaitReport, describe_criteria
 
 #: A text test: a substring (case-insensitive) or a compiled regular expression (tested with ``search``).
 TextMatcher = Union[str, Pattern[str]]
@@ -83,13 +84,6 @@ class WaitingClient(Protocol):
     def returned_ids(self, email_id: str) -> Set[str]: ...
 
 
-def positive_seconds(value: object, name: str) -> float:
-    """A time-out or deadline: a finite number of seconds above 0, else ``ValueError`` at the call."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a finite number of seconds above 0, got {value!r}")
-    return float(value)
-
-
 def take_mark(client: WaitingClient, email_id: str, request_timeout: float) -> Mark:
     """Lists the inbox once (the largest page) and records what is there."""
     page = client._list_once(email_id, None, request_timeout)
@@ -110,19 +104,24 @@ def is_after(item: MessageListItem, after: Optional[Mark], since: Optional[datet
     return not (since is not None and _instant(item["received_at"]) < since.timestamp())
 
 
-def list_matches(match: MessageMatch, item: MessageListItem) -> bool:
-    """The tests a listing can answer: from, subject and any recipient."""
-    return (
-        _matches(match.from_, item["from"])
-        and _matches(match.subject, item["subject"])
-        and (match.to is None or any(_matches(match.to, to) for to in item["to"]))
-    )
+def list_failure(match: MessageMatch, item: MessageListItem) -> Optional[str]:
+    """The first test a listing can answer that the message fails (subject, from, to: any recipient), or None."""
+    if not _matches(match.subject, item["subject"]):
+        return "subject"
+    if not _matches(match.from_, item["from"]):
+        return "from"
+    if match.to is not None and not any(_matches(match.to, to) for to in item["to"]):
+        return "to"
+    return None
 
 
-def whole_matches(match: MessageMatch, message: Message) -> bool:
-    """The tests that need the whole message: body and where."""
-    body_passes = match.body is None or _matches(match.body, message["text"]) or _matches(match.body, message["html"])
-    return body_passes and (match.where is None or match.where(message))
+def whole_failure(match: MessageMatch, message: Message) -> Optional[str]:
+    """The first test that needs the whole message (body, then where) that it fails, or None."""
+    if not (match.body is None or _matches(match.body, message["text"]) or _matches(match.body, message["html"])):
+        return "body"
+    if match.where is not None and not match.where(message):
+        return "where"
+    return None
 
 
 @dataclass
@@ -141,6 +140,8 @@ class WaitOptions:
     exact: bool = False
     #: Poll once more when the deadline comes, so that mail of the window's last seconds is seen (``expect_no_message``).
     poll_at_deadline: bool = False
+    #: Start even when the wait's worst case exceeds ``max_requests``: it then ends at the budget (``reason`` ``"budget"``).
+    allow_over_budget: bool = False
 
 
 def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: MessageMatch, options: WaitOptions) -> List[Message]:
@@ -156,7 +157,9 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
     What it costs: every page is a charged request (a poll stops paging at the first message of
     the mark, older than it, or seen by an earlier poll), and so is each whole-message read. The
     schedule polls at once, then after 1 s, 1.5 s, 2.25 s, 3.4 s and every 5 s: a 30-second wait
-    that finds nothing costs 9 requests. ``max_requests`` bounds it.
+    that finds nothing costs 9 requests, 10 at worst with its read (``worst_case_requests``).
+    ``max_requests`` bounds it: a wait whose worst case exceeds it is refused before its first
+    request (``ValueError``) unless ``allow_over_budget``, and then ends at the budget.
 
     The deadline caps every sleep and every request; 5xx answers, network failures and the short
     window's 429 are waited through. A used-up allowance and any other 4xx end the wait at once.
@@ -171,11 +174,19 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
         raise ValueError(f"max_requests must be an integer of at least 1, got {max_requests!r}")
     if options.after is not None and options.after.email_id != email_id:
         raise ValueError(f"The mark was taken of {options.after.email_id}, not of {email_id}")
+    worst = worst_case_requests(timeout, count, options.initial_interval, options.max_interval, options.poll_at_deadline)
+    if max_requests is not None and worst > max_requests and not options.allow_over_budget:
+        raise ValueError(
+            f"This wait may spend {worst} requests ({worst - count} polls in {timeout:g} s on its schedule and {count} read"
+            f"{'' if count == 1 else 's'}), more than max_requests={max_requests}: raise max_requests, shorten the timeout, "
+            "poll less often (initial_interval, max_interval), or pass allow_over_budget=True to let it end at the budget"
+        )
 
     deadline = client.now() + timeout
     needs_whole = match.body is not None or match.where is not None
     returned = client.returned_ids(email_id)
-    rejected: Dict[str, str] = {}
+    report = WaitReport(describe_criteria(match, options.after, options.since, count), timeout)
+    rejected: Dict[str, Rejection] = {}
     seen: Set[str] = set()
     found: List[Message] = []
     requests = 0
@@ -184,7 +195,8 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
     interval = options.initial_interval
 
     def timed_out(reason: str) -> WaitTimeoutError:
-        error = WaitTimeoutError(email_id, timeout, requests, list(reversed(rejected.values())), reason, last_error)
+        report.rejected = list(rejected.values())
+        error = WaitTimeoutError(email_id, timeout, requests, report, reason, last_error)
         error.__cause__ = last_error
         return error
 
@@ -206,7 +218,9 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                 arrivals: List[MessageListItem] = []
                 cursor: Optional[str] = None
                 while True:
-                    page = client._list_once(email_id, cursor, spend())
+                    request_timeout_left = spend()
+                    report.polls += cursor is None  # a poll is a round of pages; its first is sent now
+                    page = client._list_once(email_id, cursor, request_timeout_left)
                     reached_old = False
                     for item in page["data"]:
                         # Newest first: the first message seen before or older than the mark ends the new ones.
@@ -224,15 +238,17 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                 for item in reversed(arrivals):
                     if item["id"] in returned or not is_after(item, options.after, options.since):
                         continue
-                    if not list_matches(match, item):
-                        rejected[item["id"]] = item["subject"]
-                        continue
-                    try:
-                        message = client._read_once(item["id"], spend())
-                    except NotFoundError:
-                        continue  # expired between the listing and the read
-                    if needs_whole and not whole_matches(match, message):
-                        rejected[item["id"]] = item["subject"]
+                    report.arrived += 1
+                    failed = list_failure(match, item)
+                    if failed is None:
+                        try:
+                            message = client._read_once(item["id"], spend())
+                        except NotFoundError:
+                            report.expired += 1  # expired between the listing and the read
+                            continue
+                        failed = whole_failure(match, message) if needs_whole else None
+                    if failed is not None:
+                        rejected[item["id"]] = Rejection(item["id"], item["subject"], item["from"], item["received_at"], failed)
                         continue
                     found.append(message)
                     if len(found) > count:

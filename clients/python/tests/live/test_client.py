@@ -65,9 +65,20 @@ def test_waits_for_the_mail_sent_after_the_mark_matching_from_to_subject_and_bod
     assert message["text"].strip() == "Your code is 222222"
     # The next wait returns only mail not returned before: none has come, so it times out, having spent its budget.
     with pytest.raises(WaitTimeoutError) as raised:
-        inbox.wait_for_message(subject="verify", timeout=5, max_requests=1)
+        inbox.wait_for_message(subject="verify", timeout=5, max_requests=1, allow_over_budget=True)
     assert raised.value.reason == "budget"
     assert inbox.last_wait == {"requests": 1}
+
+
+def test_a_wait_that_times_out_names_the_mail_that_came_and_the_criterion_it_failed(live: LiveService, inbox: Inbox) -> None:
+    mark = inbox.mark()
+    send_mail(live.smtp_port, "News <news@example.com>", inbox.address, "Weekly news", text="not a code 482913")
+    with pytest.raises(WaitTimeoutError) as raised:
+        inbox.wait_for_message(subject="reset", after=mark, timeout=1.5)
+    message = str(raised.value)
+    assert re.search(r'\(waited for: subject "reset", after a mark of 0; deadline 1.5 s after its start; \d+ polls?, \d+ requests?; 1 arrived', message)
+    assert re.search(r'\n  "Weekly news" from ".*news@example\.com>" at \d{4}-\S+ \(failed subject\)$', message)
+    assert "482913" not in message and live.api_key not in message
 
 
 def test_downloads_the_source_and_an_attachment(live: LiveService, inbox: Inbox) -> None:
