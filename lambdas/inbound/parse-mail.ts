@@ -121,7 +121,12 @@ export async function parseMail(
     // connection is released now, before the caller answers, never by the garbage collector.
     await release(raw);
   }
-  return parsed.text === '' && parsed.html !== '' ? { ...parsed, text: textOfHtml(parsed.html) } : parsed;
+  if (parsed.text !== '' || parsed.html === '') return parsed;
+  const text = textOfHtml(parsed.html);
+  // The rendering and the sanitizing after it each take the whole HTML synchronously: the event
+  // loop runs in between, so a large mail blocks the local service for one of them at a time.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return { ...parsed, text };
 }
 
 /** Ends a stream that may still be open and waits until it has let go of what it reads from. */
