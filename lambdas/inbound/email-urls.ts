@@ -41,6 +41,8 @@ export function isAbsoluteWebUrl(value: string): boolean {
 }
 
 const scheme = (value: string) => asParsed(value).toLowerCase();
+/** A `data:` URL as a browser reads the attribute (any case, spaces and newlines around or inside the scheme). */
+export const isDataUrl = (value: string): boolean => scheme(value).startsWith('data:');
 const isMailto = (value: string) => scheme(value).startsWith('mailto:');
 const isCid = (value: string) => scheme(value).startsWith('cid:');
 /** Raster images only: `data:image/svg+xml` can carry script. */

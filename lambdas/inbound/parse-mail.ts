@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { htmlToText } from 'html-to-text';
 import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
 import { newId } from '../core/ids';
 import type { MailLimitReason } from '../core/errors';
 import type { AttachmentRecord, BlobStore } from '../core/mail-ports';
+import { textOfHtml } from './text-of-html';
 
 /** What a received mail holds, with its attachments already stored as blobs. */
 export interface ParsedMail {
@@ -65,7 +65,15 @@ export async function parseMail(
   deps: { blobs: BlobStore; keyPrefix: string; limits?: Readonly<MimeLimits> },
 ): Promise<ParsedMail> {
   const limits = deps.limits ?? mimeLimits;
-  const parser = new MailParser({ skipImageLinks: true, skipTextLinks: true, maxChildNodes: limits.parts, maxHeadSize: limits.headerBytes });
+  // mailparser's own HTML-to-text conversion is off: it copies `data:` image URLs into the text and
+  // cannot be given options; `textOfHtml` renders every HTML-only mail instead.
+  const parser = new MailParser({
+    skipHtmlToText: true,
+    skipImageLinks: true,
+    skipTextLinks: true,
+    maxChildNodes: limits.parts,
+    maxHeadSize: limits.headerBytes,
+  });
   const parsed: ParsedMail = { from: '', to: [], subject: '', text: '', html: '', attachments: [] };
   /** The attachment being stored, and the parser error that ended it, if one did. */
   const state: { reading?: AttachmentStream; interruptedBy?: Error } = {};
@@ -113,7 +121,12 @@ export async function parseMail(
     // connection is released now, before the caller answers, never by the garbage collector.
     await release(raw);
   }
-  return parsed.text === '' && parsed.html !== '' ? { ...parsed, text: textOfHtml(parsed.html) } : parsed;
+  if (parsed.text !== '' || parsed.html === '') return parsed;
+  const text = textOfHtml(parsed.html);
+  // The rendering and the sanitizing after it each take the whole HTML synchronously: the event
+  // loop runs in between, so a large mail blocks the local service for one of them at a time.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return { ...parsed, text };
 }
 
 /** Ends a stream that may still be open and waits until it has let go of what it reads from. */
@@ -121,23 +134,6 @@ async function release(stream: Readable): Promise<void> {
   if (stream.closed) return;
   stream.destroy();
   await finished(stream).catch(() => undefined);
-}
-
-/** How deep html-to-text may follow nested elements: mailparser's own bound for the same conversion. */
-const htmlNestingDepth = 1000;
-
-/**
- * The plain-text rendering of a mail's HTML, for a mail without a text part (DESIGN: whatever
- * the MIME structure). mailparser renders it only when the HTML is the whole message, not inside
- * `multipart/related` or `multipart/mixed`, so the rule is applied here for every structure,
- * with the same converter and bound. HTML it cannot convert leaves the text empty.
- */
-function textOfHtml(html: string): string {
-  try {
-    return withoutNul(htmlToText(html, { limits: { maxDepth: htmlNestingDepth } }));
-  } catch {
-    return '';
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import sanitizeHtml from 'sanitize-html';
 import { keepsUrl } from './email-urls';
+import { flattenHtmlNesting } from './flatten-html-nesting';
 
 /**
  * Text, table and image elements that mail layouts use; anything else loses its tag but keeps its
@@ -223,7 +224,8 @@ const withoutIds = { ...baseOptions, transformTags: transformTags(undefined) };
  * @example sanitizeEmailHtml('<a href="#top">up</a>', { idPrefix: 'm-1a2b-' }) // '<a href="#m-1a2b-top">up</a>'
  */
 export function sanitizeEmailHtml(html: string, options: { idPrefix?: string } = {}): string {
-  return sanitizeHtml(html, options.idPrefix ? { ...baseOptions, transformTags: transformTags(options.idPrefix) } : withoutIds);
+  // Bounded nesting first: sanitize-html's parser does work quadratic in the depth.
+  return sanitizeHtml(flattenHtmlNesting(html), options.idPrefix ? { ...baseOptions, transformTags: transformTags(options.idPrefix) } : withoutIds);
 }
 
 /**

@@ -196,6 +196,34 @@ describe('a mail whose bodies would not fit one buffered response', () => {
   });
 });
 
+describe('hostile HTML at ingest', () => {
+  const htmlOnly = (address: string, subject: string, html: string) =>
+    `From: a@example.org\r\nTo: ${address}\r\nSubject: ${subject}\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n`;
+
+  it('delivers 300,000 nested elements (3.3 MB) with their text, the HTML nested no deeper than 512 levels', async () => {
+    const { apiKey, email } = await service.inbox('deep-html');
+    const depth = 300_000;
+    const html = `<p>Your code is 482913.</p>${'<div>'.repeat(depth)}deep text${'</div>'.repeat(depth)}<p>after</p>`;
+    expect(await deliver(email.address, htmlOnly(email.address, 'deep', html))).toBe(250);
+    const { message } = await onlyMessage(apiKey, email.id);
+    expect(message.text).toBe('Your code is 482913.\n\ndeep text\n\nafter');
+    expect(message.html).toContain('deep text');
+    expect(message.html.match(/<div>/g)).toHaveLength(512);
+    expect(message.html.match(/<\/div>/g)).toHaveLength(512);
+  });
+
+  it('renders an HTML-only mail as text without the bytes of its inline data: image or data: link', async () => {
+    const { apiKey, email } = await service.inbox('data-image');
+    const image = Buffer.alloc(1024 * 1024, 7).toString('base64');
+    const html =
+      `<p>Hello <img alt="Logo" src="data:image/png;base64,${image}"> and <a href="data:text/plain;base64,${image}">the file</a>.</p>` +
+      `<p><a href="https://example.org/verify">Verify</a></p>`;
+    expect(await deliver(email.address, htmlOnly(email.address, 'inline image', html))).toBe(250);
+    const { message } = await onlyMessage(apiKey, email.id);
+    expect(message.text).toBe('Hello Logo and the file.\n\nVerify [https://example.org/verify]');
+  });
+});
+
 describe('a permanent storage fault', () => {
   it('is answered 554 with a reason, never the temporary 451, and nothing is listed', async () => {
     const { apiKey, email } = await service.inbox('never-storable');
