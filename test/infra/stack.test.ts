@@ -411,8 +411,10 @@ describe('inbound mail', () => {
     }
   });
 
-  it('keeps dead-lettered SES events one hour, long enough to redrive mail that has not expired', () => {
-    template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 3600 });
+  it("keeps dead-lettered SES events (their header fields) no longer than the mail's 15 minutes", () => {
+    const queues = resources('AWS::SQS::Queue');
+    expect(queues).toHaveLength(1);
+    expect(queues[0]!.Properties.MessageRetentionPeriod).toBeLessThanOrEqual(900);
   });
 
   it('seeds the domains table with each domain, never overwriting an existing row', () => {
@@ -434,6 +436,14 @@ describe('inbound mail', () => {
 
   it('sweeps every minute', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+  });
+
+  it('never retries a sweep beside the schedule: no Lambda retry, a queued run dropped within 2 minutes', () => {
+    const sweeper = Object.keys(template.findResources('AWS::Lambda::Function')).find((id) => id.startsWith('SweeperFunction'));
+    const configs = resources('AWS::Lambda::EventInvokeConfig').filter((config) => config.Properties.FunctionName.Ref === sweeper);
+    expect(configs).toHaveLength(1);
+    expect(configs[0]!.Properties.MaximumRetryAttempts).toBe(0);
+    expect(configs[0]!.Properties.MaximumEventAgeInSeconds).toBeLessThanOrEqual(120);
   });
 });
 
