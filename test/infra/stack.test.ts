@@ -51,16 +51,35 @@ describe('the stack, checked by cdk-nag (AwsSolutions)', () => {
 });
 
 describe('storage', () => {
-  it('makes every table on demand, encrypted, retained, TTL where defined', () => {
+  it('makes every table on demand, encrypted, TTL where defined', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     expect(tables).toHaveLength(tableKeys.length);
     for (const table of tables) {
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
-      expect(table.DeletionPolicy).toBe('Retain');
     }
     const withTtl = Object.values(tableDefinitions).filter((definition) => 'ttlAttribute' in definition).length;
     expect(tables.filter((table) => table.Properties.TimeToLiveSpecification?.Enabled === true)).toHaveLength(withTtl);
+  });
+
+  it('deletes private mail with the stack (messages table, mail bucket emptied first) and keeps every other table', () => {
+    const deletion = Object.fromEntries(
+      Object.entries(template.findResources('AWS::DynamoDB::GlobalTable')).map(([logicalId, table]) => [
+        logicalId.match(/^Storage(\w+?)Table/)![1],
+        table.DeletionPolicy,
+      ]),
+    );
+    expect(deletion).toEqual({
+      ...Object.fromEntries(tableKeys.map((key) => [key, 'Retain'])),
+      messages: 'Delete',
+    });
+    const [bucketId, bucket] = Object.entries(template.findResources('AWS::S3::Bucket')).find(([id]) => id.startsWith('StorageMailBucket'))!;
+    expect(bucket.DeletionPolicy).toBe('Delete');
+    // CloudFormation cannot delete a bucket with objects in it: the CDK's custom resource empties it first.
+    const emptying = resources('Custom::S3AutoDeleteObjects');
+    expect(emptying.map((resource) => resource.Properties.BucketName)).toContainEqual({ Ref: bucketId });
+    // The user pool (identities of the console) stays as well.
+    for (const pool of Object.values(template.findResources('AWS::Cognito::UserPool'))) expect(pool.DeletionPolicy).toBe('Retain');
   });
 
   it('keeps point-in-time recovery for every table but the messages table, whose content expires in 15 minutes', () => {
