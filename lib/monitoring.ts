@@ -1,4 +1,4 @@
-import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -41,6 +41,9 @@ export interface MonitoringProps {
   mailSilenceMinutes?: number;
 }
 
+/** The id of the synth warning given when nobody is subscribed to the alarms. */
+export const unsubscribedAlarmsWarning = 'tempmail:alarms-unsubscribed';
+
 const fiveMinutes = Duration.minutes(5);
 /** A CloudWatch alarm's metric math reads at most 10 metrics. */
 const metricsPerAlarm = 10;
@@ -63,8 +66,9 @@ export const sweepBacklogMinutes = 10;
  * Alarms on what the operator must know: the API's 5xx rate and the console's own, errors of
  * every function, Lambda throttling and the account's claimed concurrency, DynamoDB throttling of
  * tables and indexes and system errors, mail waiting in the dead-letter queue, expired mail the
- * sweeper has not caught up with, and mail kept in part because it passed the MIME limits. Without an alarm address, a stack output says that
- * nobody is told.
+ * sweeper has not caught up with, and mail kept in part because it passed the MIME limits. Every
+ * alarm notifies the stack's SNS topic; without an alarm address nobody is subscribed to it, and
+ * both a stack output and a warning at synth say so.
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
@@ -190,16 +194,23 @@ export class Monitoring extends Construct {
       );
     }
 
+    // Every alarm acts on the stack's own topic, subscribed or not: a subscription added later
+    // (mail, chat, a pager) is told of every alarm without a redeployment.
+    const topic = new Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: `tempmail ${props.stage} alarms` });
+    const action: IAlarmAction = new SnsAction(topic);
+    for (const alarm of this.alarms) alarm.addAlarmAction(action);
+    new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn, description: 'Every alarm of the stage notifies this SNS topic' });
     if (props.alarmEmail) {
-      const topic = new Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: 'tempmail alarms' });
       topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      const action: IAlarmAction = new SnsAction(topic);
-      for (const alarm of this.alarms) alarm.addAlarmAction(action);
     } else {
       new CfnOutput(this, 'AlarmNotification', {
         value: 'NOBODY is notified: the alarms exist but no alarmEmail was given',
-        description: 'Deploy with -c alarmEmail=ops@example.com to receive alarms',
+        description: 'Deploy with -c alarmEmail=ops@example.com, or subscribe to AlarmTopicArn, to receive alarms',
       });
+      Annotations.of(this).addWarningV2(
+        unsubscribedAlarmsWarning,
+        'NOBODY is notified of this stage\'s alarms: no alarmEmail was given. Deploy with -c alarmEmail=ops@example.com, or subscribe to the AlarmTopicArn output.',
+      );
     }
   }
 
