@@ -18,7 +18,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tableDefinitions, tableKeys, type TableDefinition, type TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
-import { metricNamespace } from '../lambdas/inbound/metrics';
+import { metricNamespace, stageDimension } from '../lambdas/inbound/metrics';
 
 export interface MonitoringProps {
   restApi: RestApi;
@@ -130,7 +130,7 @@ export class Monitoring extends Construct {
         metric: new Metric({
           namespace: metricNamespace,
           metricName: 'OldestUnsweptSeconds',
-          dimensionsMap: { Stage: props.stage },
+          dimensionsMap: { [stageDimension]: props.stage },
           statistic: 'Maximum',
           period: Duration.minutes(1),
         }),
@@ -150,7 +150,7 @@ export class Monitoring extends Construct {
     this.alarm(
       'MailTruncated',
       'A received mail passed the MIME limits and was kept in part (the parser logs it as "mail truncated")',
-      new Metric({ namespace: metricNamespace, metricName: 'MailTruncated', statistic: 'Sum', period: fiveMinutes }),
+      new Metric({ namespace: metricNamespace, metricName: 'MailTruncated', dimensionsMap: { [stageDimension]: props.stage }, statistic: 'Sum', period: fiveMinutes }),
     );
 
     const functions = [props.authorizer, ...props.routes.values(), props.recipientFilter, props.parser, props.sweeper];
@@ -222,9 +222,9 @@ export class Monitoring extends Construct {
       metricName,
       filterPattern,
       metricValue: '1',
-      dimensions: { Stage: '$.stage' },
+      dimensions: { [stageDimension]: '$.stage' },
     });
-    return filter.metric({ statistic: 'Sum', period: fiveMinutes, dimensionsMap: { Stage: props.stage } });
+    return filter.metric({ statistic: 'Sum', period: fiveMinutes, dimensionsMap: { [stageDimension]: props.stage } });
   }
 
   private alarm(id: string, alarmDescription: string, metric: IMetric, threshold = 0): void {

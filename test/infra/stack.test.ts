@@ -587,11 +587,25 @@ describe('monitoring of mail kept in part', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'Tempmail',
       MetricName: 'MailTruncated',
+      Dimensions: [{ Name: 'Stage', Value: 'test' }],
       Statistic: 'Sum',
       Threshold: 0,
       ComparisonOperator: 'GreaterThanThreshold',
       AlarmActions: [Match.anyValue()],
     });
+  });
+});
+
+describe("the service's own metrics", () => {
+  it('are all counted and alarmed per stage, so two stages of one account never share an alarm', () => {
+    const ownMetrics = (alarm: Resource): { Namespace?: string; Dimensions?: unknown }[] =>
+      alarm.Properties.Metrics ? alarm.Properties.Metrics.filter((query: any) => query.MetricStat).map((query: any) => query.MetricStat.Metric) : [alarm.Properties];
+    const ours = resources('AWS::CloudWatch::Alarm').flatMap(ownMetrics).filter((metric) => metric.Namespace === 'Tempmail');
+    expect(ours.length).toBeGreaterThanOrEqual(4);
+    for (const metric of ours) expect(metric.Dimensions).toEqual([{ Name: 'Stage', Value: 'test' }]);
+    for (const filter of resources('AWS::Logs::MetricFilter')) {
+      expect(filter.Properties.MetricTransformations[0].Dimensions).toEqual([{ Key: 'Stage', Value: '$.stage' }]);
+    }
   });
 });
 
