@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations, type CfnElement, type CfnResource } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Tags, Validations, type CfnElement, type CfnResource } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -14,6 +14,13 @@ import { frameworkLogGroup } from './service-function';
 
 /** The construct id aws-cdk-lib gives the stack's provider of `autoDeleteObjects`. */
 const autoDeleteProviderId = 'Custom::S3AutoDeleteObjectsCustomResourceProvider';
+
+/**
+ * The tag of the stores of private mail (the messages table, the mail bucket): an AWS Backup plan
+ * excludes them with the condition `StringNotEquals aws:ResourceTag/backup = exclude`
+ * (docs/deploying-to-aws.md, step 7), or a backup would keep mail past its 15 minutes.
+ */
+export const backupExclusionTag = { key: 'backup', value: 'exclude' } as const;
 
 /** Every table but the messages table can be restored to a point in time. */
 export function keepsRecovery(key: TableKey): boolean {
@@ -78,6 +85,7 @@ export class Storage extends Construct {
       autoDeleteObjects: true,
     });
     this.logEmptying();
+    for (const store of [this.tables.messages, this.bucket]) Tags.of(store).add(backupExclusionTag.key, backupExclusionTag.value);
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'The bucket holds only mail that expires in 15 minutes; access logs would keep its keys far longer.',
@@ -90,9 +98,22 @@ export class Storage extends Construct {
    * instead of one it would create on first run and keep forever.
    */
   private logEmptying(): void {
-    const handler = this.stack.node.tryFindChild(autoDeleteProviderId)?.node.tryFindChild('Handler') as CfnResource | undefined;
-    if (!handler) throw new Error(`the bucket's emptying function (${autoDeleteProviderId}) was not found: has aws-cdk-lib renamed it?`);
+    const [handler] = this.emptyingResources();
     handler.addPropertyOverride('LoggingConfig.LogGroup', frameworkLogGroup(this, 'EmptyingLogs').logGroupName);
+  }
+
+  /** The emptying function and its role are plain CloudFormation resources, which `Tags.of` passes by: tagged here. */
+  tagEmptying(tags: Record<string, string>): void {
+    const list = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+    for (const resource of this.emptyingResources()) resource.addPropertyOverride('Tags', list);
+  }
+
+  private emptyingResources(): [handler: CfnResource, role: CfnResource] {
+    const provider = this.stack.node.tryFindChild(autoDeleteProviderId);
+    const handler = provider?.node.tryFindChild('Handler') as CfnResource | undefined;
+    const role = provider?.node.tryFindChild('Role') as CfnResource | undefined;
+    if (!handler || !role) throw new Error(`the bucket's emptying function (${autoDeleteProviderId}) was not found: has aws-cdk-lib renamed it?`);
+    return [handler, role];
   }
 
   /**

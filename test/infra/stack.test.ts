@@ -596,6 +596,37 @@ describe('monitoring of mail kept in part', () => {
   });
 });
 
+describe('tags', () => {
+  /** A resource's tags, wherever its type keeps them. */
+  const tagsOf = (resource: Resource): Record<string, string> | undefined => {
+    const properties = resource.Properties ?? {};
+    const list = (properties.Tags ?? properties.Replicas?.[0]?.Tags) as { Key: string; Value: string }[] | undefined;
+    return list ? Object.fromEntries(list.map((tag) => [tag.Key, tag.Value])) : properties.UserPoolTags;
+  };
+  const taggable = [
+    'AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::Lambda::Function', 'AWS::IAM::Role', 'AWS::Logs::LogGroup',
+    'AWS::SQS::Queue', 'AWS::SNS::Topic', 'AWS::CloudWatch::Alarm', 'AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Stage',
+    'AWS::CloudFront::Distribution', 'AWS::WAFv2::WebACL', 'AWS::Cognito::UserPool', 'AWS::SecretsManager::Secret', 'AWS::Events::Rule',
+  ];
+
+  it('names the service and the stage on every resource that takes tags, the CDK framework functions included', () => {
+    const untagged = taggable.flatMap((type) =>
+      Object.entries(template.findResources(type))
+        .filter(([, resource]) => !(tagsOf(resource as Resource)?.service === 'tempmail' && tagsOf(resource as Resource)?.stage === 'test'))
+        .map(([id]) => `${type} ${id}`),
+    );
+    expect(untagged).toEqual([]);
+  });
+
+  it('tags exactly the stores of private mail for exclusion from AWS Backup, as the deploy guide names it', () => {
+    const excluded = Object.entries(template.toJSON().Resources as Record<string, Resource>)
+      .filter(([, resource]) => tagsOf(resource)?.backup === 'exclude')
+      .map(([id, resource]) => `${resource.Type} ${id.replace(/[0-9A-F]{8}$/, '')}`);
+    expect(excluded.sort()).toEqual(['AWS::DynamoDB::GlobalTable StoragemessagesTable', 'AWS::S3::Bucket StorageMailBucket']);
+    expect(readFileSync(join(__dirname, '..', '..', 'docs', 'deploying-to-aws.md'), 'utf8')).toContain('`aws:ResourceTag/backup` = `exclude`');
+  });
+});
+
 describe("the service's own metrics", () => {
   it('are all counted and alarmed per stage, so two stages of one account never share an alarm', () => {
     const ownMetrics = (alarm: Resource): { Namespace?: string; Dimensions?: unknown }[] =>
