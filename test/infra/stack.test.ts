@@ -640,6 +640,16 @@ describe("the service's own metrics", () => {
   });
 });
 
+describe('the console distribution', () => {
+  it('writes no standard logs, whose legacy form records every query string', () => {
+    const [distribution, ...others] = resources('AWS::CloudFront::Distribution');
+    expect(others).toEqual([]);
+    expect(distribution!.Properties.DistributionConfig.Logging).toBeUndefined();
+    // Nor a v2 delivery that would carry the query string field.
+    expect(JSON.stringify(template.toJSON())).not.toContain('cs-uri-query');
+  });
+});
+
 describe('the console', () => {
   it('signs customers up and in with a Cognito user pool: self sign-up, email verified by Cognito, managed login', () => {
     template.hasResourceProperties('AWS::Cognito::UserPool', {
