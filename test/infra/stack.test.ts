@@ -10,6 +10,7 @@ import { TempmailStack } from '../../lib/tempmail-stack';
 import { apiReferenceContentSecurityPolicy, apiReferenceFiles } from '../../openapi/reference/api-reference';
 import { evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template as IamTemplate } from '../../local/iam';
 import { testApp } from '../support/test-app';
+import { viewerAddressFunctionCode } from '../../lib/viewer-address';
 
 let template: Template;
 /** Where the synthesis staged its assets (the console bucket's files among them). */
@@ -735,8 +736,8 @@ describe('the console', () => {
     expect(policy.SecurityHeadersConfig.ContentTypeOptions.Override).toBe(true);
     expect(policy.CustomHeadersConfig.Items).toEqual([{ Header: 'Cache-Control', Value: 'public, max-age=300', Override: true }]);
     // The viewer-request function serves /docs from docs/index.html.
-    const [fn] = resources('AWS::CloudFront::Function');
-    expect(fn!.Properties.FunctionCode).toContain("if (request.uri === '/docs') request.uri = '/docs/index.html';");
+    const functions = resources('AWS::CloudFront::Function').filter((fn) => fn.Properties.FunctionCode.includes("if (request.uri === '/docs') request.uri = '/docs/index.html';"));
+    expect(functions).toHaveLength(1);
 
     // The deployment's files: the page and its stylesheet beside the console, rendered from the document on disk.
     const [deployment] = resources('Custom::CDKBucketDeployment');
@@ -789,5 +790,45 @@ describe('the API\'s own web ACL', () => {
     expect(associations.map((association) => JSON.stringify(association.Properties.ResourceArn))).toEqual(
       expect.arrayContaining([expect.stringContaining('ConsoleIdentityUserPool'), expect.stringContaining('ApiDeploymentStage')]),
     );
+  });
+
+  it("keys the rate on the viewer's address for requests through the console's distribution, and on the connection's for every other", () => {
+    const [acl] = resources('AWS::WAFv2::WebACL');
+    const rules = acl!.Properties.Rules as any[];
+    expect(rules.map((rule) => rule.Statement.RateBasedStatement.AggregateKeyType)).toEqual(['IP', 'FORWARDED_IP']);
+    const [direct, viewer] = rules.map((rule) => rule.Statement.RateBasedStatement);
+    // The distribution's proof: its API origin sends the header with the very value the ACL looks for.
+    const [distribution] = resources('AWS::CloudFront::Distribution');
+    const config = distribution!.Properties.DistributionConfig;
+    const apiOrigin = config.Origins.find((origin: any) => origin.OriginPath === '/test');
+    const [proof] = apiOrigin.OriginCustomHeaders;
+    expect(proof.HeaderName).toBe('x-tempmail-origin-verify');
+    const match = viewer.ScopeDownStatement.ByteMatchStatement;
+    expect(match).toMatchObject({ FieldToMatch: { SingleHeader: { Name: proof.HeaderName } }, PositionalConstraint: 'EXACTLY' });
+    expect(match.SearchString).toEqual(proof.HeaderValue);
+    expect(JSON.stringify(proof.HeaderValue)).toContain('AWS::StackId');
+    // A direct caller (no proof) is counted by its connection, whatever viewer header it forges.
+    expect(direct.ScopeDownStatement).toEqual({ NotStatement: { Statement: viewer.ScopeDownStatement } });
+    expect(viewer.ForwardedIPConfig).toEqual({ HeaderName: 'x-tempmail-viewer-address', FallbackBehavior: 'MATCH' });
+    expect(viewer).toMatchObject({ Limit: direct.Limit, EvaluationWindowSec: direct.EvaluationWindowSec });
+    expect(rules[1].Action).toEqual(rules[0].Action);
+
+    // Both API paths of the distribution write the viewer's address, with a function whose code is checked below.
+    const functions = template.findResources('AWS::CloudFront::Function');
+    for (const path of ['/v1/*', '/console/v1/*']) {
+      const behavior = config.CacheBehaviors.find((candidate: { PathPattern: string }) => candidate.PathPattern === path);
+      expect(behavior.TargetOriginId).toBe(apiOrigin.Id);
+      const [association] = behavior.FunctionAssociations;
+      expect(association.EventType).toBe('viewer-request');
+      expect(functions[association.FunctionARN['Fn::GetAtt'][0]]!.Properties.FunctionCode).toBe(viewerAddressFunctionCode);
+    }
+  });
+
+  it("has the distribution's function overwrite any viewer address a viewer sends with the one CloudFront saw", () => {
+    const handler = new Function(`${viewerAddressFunctionCode}; return handler;`)() as (event: unknown) => { headers: Record<string, { value: string }> };
+    const forged = { request: { uri: '/v1/emails', headers: { 'x-tempmail-viewer-address': { value: '198.51.100.1' } } }, viewer: { ip: '203.0.113.7' } };
+    expect(handler(forged).headers['x-tempmail-viewer-address']).toEqual({ value: '203.0.113.7' });
+    const plain = { request: { uri: '/v1/emails', headers: {} }, viewer: { ip: '2001:db8::7' } };
+    expect(handler(plain).headers['x-tempmail-viewer-address']).toEqual({ value: '2001:db8::7' });
   });
 });
