@@ -110,6 +110,7 @@ async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv, local
     ...source,
     clock: systemClock,
     logger: jsonLogger('warn', (line) => process.stderr.write(`${line}\n`)),
+    env: environment.TEMPMAIL_ENV ?? 'local',
     messageTtlSeconds: messageLifetimeSeconds,
   });
 }

@@ -45,10 +45,10 @@ const inboundRoot = join(__dirname, '..', 'lambdas', 'inbound');
 /**
  * Lambda keeps the parser's failed events here. A mail is only worth redriving within its 15
  * minutes (after that it would be expired at once), and the event carries header fields
- * (From, Subject), so it is kept one hour: time for the alarm to reach an operator and for a
- * redrive, and no longer.
+ * (From, Subject), so it is kept 15 minutes and no longer: a redrive of an older event would
+ * only drop expired mail, and the headers must not outlive the message they belong to.
  */
-export const deadLetterRetention = Duration.hours(1);
+export const deadLetterRetention = Duration.minutes(15);
 
 /**
  * SES receiving (DESIGN: inbound mail): this stage's receipt rule, whose first action is a

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -18,7 +18,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tableDefinitions, tableKeys, type TableDefinition, type TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
-import { metricNamespace } from '../lambdas/inbound/metrics';
+import { metricNamespace, stageDimension } from '../lambdas/inbound/metrics';
 
 export interface MonitoringProps {
   restApi: RestApi;
@@ -40,6 +40,9 @@ export interface MonitoringProps {
   /** Minutes without any mail reaching this stage's receipt rule before an alarm (default a day; 0: none). */
   mailSilenceMinutes?: number;
 }
+
+/** The id of the synth warning given when nobody is subscribed to the alarms. */
+export const unsubscribedAlarmsWarning = 'tempmail:alarms-unsubscribed';
 
 const fiveMinutes = Duration.minutes(5);
 /** A CloudWatch alarm's metric math reads at most 10 metrics. */
@@ -63,8 +66,9 @@ export const sweepBacklogMinutes = 10;
  * Alarms on what the operator must know: the API's 5xx rate and the console's own, errors of
  * every function, Lambda throttling and the account's claimed concurrency, DynamoDB throttling of
  * tables and indexes and system errors, mail waiting in the dead-letter queue, expired mail the
- * sweeper has not caught up with, and mail kept in part because it passed the MIME limits. Without an alarm address, a stack output says that
- * nobody is told.
+ * sweeper has not caught up with, and mail kept in part because it passed the MIME limits. Every
+ * alarm notifies the stack's SNS topic; without an alarm address nobody is subscribed to it, and
+ * both a stack output and a warning at synth say so.
  */
 export class Monitoring extends Construct {
   readonly alarms: Alarm[] = [];
@@ -126,7 +130,7 @@ export class Monitoring extends Construct {
         metric: new Metric({
           namespace: metricNamespace,
           metricName: 'OldestUnsweptSeconds',
-          dimensionsMap: { Stage: props.stage },
+          dimensionsMap: { [stageDimension]: props.stage },
           statistic: 'Maximum',
           period: Duration.minutes(1),
         }),
@@ -146,7 +150,7 @@ export class Monitoring extends Construct {
     this.alarm(
       'MailTruncated',
       'A received mail passed the MIME limits and was kept in part (the parser logs it as "mail truncated")',
-      new Metric({ namespace: metricNamespace, metricName: 'MailTruncated', statistic: 'Sum', period: fiveMinutes }),
+      new Metric({ namespace: metricNamespace, metricName: 'MailTruncated', dimensionsMap: { [stageDimension]: props.stage }, statistic: 'Sum', period: fiveMinutes }),
     );
 
     const functions = [props.authorizer, ...props.routes.values(), props.recipientFilter, props.parser, props.sweeper];
@@ -190,16 +194,23 @@ export class Monitoring extends Construct {
       );
     }
 
+    // Every alarm acts on the stack's own topic, subscribed or not: a subscription added later
+    // (mail, chat, a pager) is told of every alarm without a redeployment.
+    const topic = new Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: `tempmail ${props.stage} alarms` });
+    const action: IAlarmAction = new SnsAction(topic);
+    for (const alarm of this.alarms) alarm.addAlarmAction(action);
+    new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn, description: 'Every alarm of the stage notifies this SNS topic' });
     if (props.alarmEmail) {
-      const topic = new Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: 'tempmail alarms' });
       topic.addSubscription(new EmailSubscription(props.alarmEmail));
-      const action: IAlarmAction = new SnsAction(topic);
-      for (const alarm of this.alarms) alarm.addAlarmAction(action);
     } else {
       new CfnOutput(this, 'AlarmNotification', {
         value: 'NOBODY is notified: the alarms exist but no alarmEmail was given',
-        description: 'Deploy with -c alarmEmail=ops@example.com to receive alarms',
+        description: 'Deploy with -c alarmEmail=ops@example.com, or subscribe to AlarmTopicArn, to receive alarms',
       });
+      Annotations.of(this).addWarningV2(
+        unsubscribedAlarmsWarning,
+        'NOBODY is notified of this stage\'s alarms: no alarmEmail was given. Deploy with -c alarmEmail=ops@example.com, or subscribe to the AlarmTopicArn output.',
+      );
     }
   }
 
@@ -211,9 +222,9 @@ export class Monitoring extends Construct {
       metricName,
       filterPattern,
       metricValue: '1',
-      dimensions: { Stage: '$.stage' },
+      dimensions: { [stageDimension]: '$.stage' },
     });
-    return filter.metric({ statistic: 'Sum', period: fiveMinutes, dimensionsMap: { Stage: props.stage } });
+    return filter.metric({ statistic: 'Sum', period: fiveMinutes, dimensionsMap: { [stageDimension]: props.stage } });
   }
 
   private alarm(id: string, alarmDescription: string, metric: IMetric, threshold = 0): void {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Tags, Validations, type CfnElement, type CfnResource } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -10,6 +10,17 @@ import {
   type TableKey,
   type TableNames,
 } from '../lambdas/adapters/dynamodb/table-definitions';
+import { frameworkLogGroup } from './service-function';
+
+/** The construct id aws-cdk-lib gives the stack's provider of `autoDeleteObjects`. */
+const autoDeleteProviderId = 'Custom::S3AutoDeleteObjectsCustomResourceProvider';
+
+/**
+ * The tag of the stores of private mail (the messages table, the mail bucket): an AWS Backup plan
+ * excludes them with the condition `StringNotEquals aws:ResourceTag/backup = exclude`
+ * (docs/deploying-to-aws.md, step 7), or a backup would keep mail past its 15 minutes.
+ */
+export const backupExclusionTag = { key: 'backup', value: 'exclude' } as const;
 
 /** Every table but the messages table can be restored to a point in time. */
 export function keepsRecovery(key: TableKey): boolean {
@@ -17,8 +28,18 @@ export function keepsRecovery(key: TableKey): boolean {
 }
 
 /**
+ * What `cdk destroy` does with a table: the messages table holds private mail that must be gone
+ * 15 minutes after it arrived, and the sweeper that would delete it goes with the stack, so it
+ * goes too; accounts, keys, identities, addresses and the rest are kept.
+ */
+export function tableRemovalPolicy(key: TableKey): RemovalPolicy {
+  return key === 'messages' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+}
+
+/**
  * The service's DynamoDB tables, made from the same definitions the local runtime uses: on
- * demand, encrypted, kept when the stack is deleted, with point-in-time recovery on every table
+ * demand, encrypted, kept when the stack is deleted (but the messages table, and the mail bucket
+ * emptied first: private mail does not outlive the stack and its sweeper), with point-in-time recovery on every table
  * but the messages table (contract: messages and their private content expire 15 minutes after
  * receipt; a restore would bring back deleted messages for up to 35 days).
  */
@@ -40,7 +61,7 @@ export class Storage extends Construct {
         billing: Billing.onDemand(),
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: keepsRecovery(key) },
         encryption: TableEncryptionV2.awsManagedKey(),
-        removalPolicy: RemovalPolicy.RETAIN,
+        removalPolicy: tableRemovalPolicy(key),
         globalSecondaryIndexes: (definition.indexes ?? []).map((index) => ({
           indexName: index.name,
           partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
@@ -58,12 +79,41 @@ export class Storage extends Construct {
       enforceSSL: true,
       // A backstop only: the sweeper deletes expired mail within minutes.
       lifecycleRules: [{ expiration: Duration.days(1), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Emptied (by a CDK custom resource) and deleted with the stack: without the sweeper nothing
+      // else would delete the mail left in it before the lifecycle rule, a day later.
+      removalPolicy: RemovalPolicy.DESTROY,
+      autoDeleteObjects: true,
     });
+    this.logEmptying();
+    for (const store of [this.tables.messages, this.bucket]) Tags.of(store).add(backupExclusionTag.key, backupExclusionTag.value);
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason: 'The bucket holds only mail that expires in 15 minutes; access logs would keep its keys far longer.',
     });
+  }
+
+  /**
+   * The CDK function that empties the bucket before it is deleted (one per stack, shared by every
+   * bucket that asks for it) logs to a group that keeps its logs as long as every other function's,
+   * instead of one it would create on first run and keep forever.
+   */
+  private logEmptying(): void {
+    const [handler] = this.emptyingResources();
+    handler.addPropertyOverride('LoggingConfig.LogGroup', frameworkLogGroup(this, 'EmptyingLogs').logGroupName);
+  }
+
+  /** The emptying function and its role are plain CloudFormation resources, which `Tags.of` passes by: tagged here. */
+  tagEmptying(tags: Record<string, string>): void {
+    const list = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+    for (const resource of this.emptyingResources()) resource.addPropertyOverride('Tags', list);
+  }
+
+  private emptyingResources(): [handler: CfnResource, role: CfnResource] {
+    const provider = this.stack.node.tryFindChild(autoDeleteProviderId);
+    const handler = provider?.node.tryFindChild('Handler') as CfnResource | undefined;
+    const role = provider?.node.tryFindChild('Role') as CfnResource | undefined;
+    if (!handler || !role) throw new Error(`the bucket's emptying function (${autoDeleteProviderId}) was not found: has aws-cdk-lib renamed it?`);
+    return [handler, role];
   }
 
   /**

@@ -7,6 +7,9 @@ import { sesRawPrefix } from '../lambdas/inbound/ses-events';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
+/** A scheduled run queued longer than this is dropped: the next minute's run has started by then. */
+export const sweeperMaxEventAge = Duration.minutes(2);
+
 /**
  * The expiry sweeper, every minute: DynamoDB TTL deletes days late and S3 lifecycle works in
  * whole days, so expired messages and their blobs are deleted here within minutes, and so is raw
@@ -26,6 +29,9 @@ export class Sweeper extends Construct {
       timeout: Duration.seconds(55),
       // Four batches of up to 1,000 keys in flight, each signed and parsed: the CPU that comes with 1 GB.
       memorySize: 1024,
+      // The schedule is the retry: a failed or late run is replaced by the next minute's, so
+      // Lambda's own retries (twice by default, up to six hours late) would only run beside it.
+      options: { retryAttempts: 0, maxEventAge: sweeperMaxEventAge },
     });
     // It reads the expiry index and deletes what it found, 25 items a call: nothing else of the table.
     props.storage.grantItems(this.sweeperFunction, 'messages', 'Query', 'BatchWriteItem');

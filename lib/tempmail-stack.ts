@@ -1,4 +1,4 @@
-import { Aws, CfnOutput, CfnRule, Fn, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, CfnRule, Fn, Stack, Tags, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
@@ -13,6 +13,9 @@ import { serviceEnvironment, type Lifetimes } from './service-environment';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
 import { IpRateLimit } from './web-acl';
+
+/** The value of the `service` tag every resource of the stack carries (with `stage`). */
+export const serviceTag = 'tempmail';
 
 /** Requests a minute one client IP may make by default: 50 a second, above any one honest test run. */
 export const defaultIpRateLimit = 3_000;
@@ -73,7 +76,12 @@ export class TempmailStack extends Stack {
       });
     }
 
+    // Every resource says what it belongs to: cost allocation, and finding a stage's resources.
+    const tags = { service: serviceTag, stage: props.stage };
+    for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value);
+
     const storage = new Storage(this, 'Storage');
+    storage.tagEmptying(tags);
     const cursorSecret = new Secret(this, 'CursorSecret', {
       description: 'HMAC secret of list cursors',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },

@@ -14,6 +14,8 @@ export interface IngestDeps extends RecipientDeps {
   blobs: BlobStore;
   clock: Clock;
   logger: Logger;
+  /** The stage (`TEMPMAIL_ENV`): its metrics are counted apart from another stage's of the account. */
+  env: string;
   /** Message lifetime: 15 minutes (a local override may shorten it). */
   messageTtlSeconds: number;
 }
@@ -68,7 +70,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   if (expiredBeforeIngest(mail, deps)) {
     // A late event (Lambda's queue, a retry) would only write messages that are already gone.
     await deps.blobs.delete(mail.rawKey);
-    deps.logger.warn('mail expired before ingest', { mail_id: mail.mailId, ...countMetric('MailExpiredBeforeIngest', deps.clock.now()) });
+    deps.logger.warn('mail expired before ingest', { mail_id: mail.mailId, ...countMetric('MailExpiredBeforeIngest', deps.clock.now(), deps.env) });
     return { messageIds: [] };
   }
   const candidates = mail.knownRecipients ?? (await registeredRecipients(mail.recipients, deps));
@@ -92,7 +94,7 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
       attachments_kept: parsed.attachments.length,
       attachment_limit: mimeLimits.attachments,
       part_limit: mimeLimits.parts,
-      ...countMetric('MailTruncated', deps.clock.now()),
+      ...countMetric('MailTruncated', deps.clock.now(), deps.env),
     });
   }
   if (parsed.failure) {

@@ -23,8 +23,18 @@ function synthesize(stacks: Record<string, Partial<TempmailStackProps>>): Record
   );
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const assembly = app.synth();
-  return Object.fromEntries(built.map((stack) => [stack.stackName, Template.fromJSON(assembly.getStackArtifact(stack.artifactId).template)]));
+  return Object.fromEntries(
+    built.map((stack) => {
+      const artifact = assembly.getStackArtifact(stack.artifactId);
+      const template = Template.fromJSON(artifact.template);
+      warnings.set(template, artifact.messages.filter((message) => message.level === 'warning').map((message) => String(message.entry.data)));
+      return [stack.stackName, template];
+    }),
+  );
 }
+
+/** The warnings each synthesized template's stack gave at synth (`cdk synth` prints them). */
+const warnings = new WeakMap<Template, string[]>();
 
 const resources = (template: Template, type: string): Resource[] => Object.values(template.findResources(type)) as Resource[];
 
@@ -164,11 +174,21 @@ describe('deployer options', () => {
     expect(silence!.Properties).toMatchObject({ Period: 1800, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
   });
 
-  it('says in an output that nobody is notified when no alarm address is given', () => {
+  it('says in an output and loudly at synth that nobody is notified when no alarm address is given', () => {
     const outputs = template.findOutputs('*');
     const notice = Object.entries(outputs).find(([id]) => id.includes('AlarmNotification'));
     expect(notice?.[1].Value).toMatch(/NOBODY is notified/);
-    template.resourceCountIs('AWS::SNS::Topic', 0);
+    expect(warnings.get(template)).toEqual([expect.stringMatching(/^NOBODY is notified of this stage's alarms: no alarmEmail was given/)]);
+  });
+
+  it('still points every alarm at the stack\'s own topic, with nobody subscribed, for a subscription added later', () => {
+    const [topicId, ...others] = Object.keys(template.findResources('AWS::SNS::Topic'));
+    expect(others).toEqual([]);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    const alarms = resources(template, 'AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThan(20);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(Object.values(template.findOutputs('*')).map((output) => output.Value)).toContainEqual({ Ref: topicId });
   });
 });
 

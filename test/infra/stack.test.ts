@@ -10,6 +10,7 @@ import { TempmailStack } from '../../lib/tempmail-stack';
 import { apiReferenceContentSecurityPolicy, apiReferenceFiles } from '../../openapi/reference/api-reference';
 import { evaluate, loadFunctionRoles, TemplateResolver, type FunctionRole, type Template as IamTemplate } from '../../local/iam';
 import { testApp } from '../support/test-app';
+import { viewerAddressFunctionCode } from '../../lib/viewer-address';
 
 let template: Template;
 /** Where the synthesis staged its assets (the console bucket's files among them). */
@@ -51,16 +52,35 @@ describe('the stack, checked by cdk-nag (AwsSolutions)', () => {
 });
 
 describe('storage', () => {
-  it('makes every table on demand, encrypted, retained, TTL where defined', () => {
+  it('makes every table on demand, encrypted, TTL where defined', () => {
     const tables = resources('AWS::DynamoDB::GlobalTable');
     expect(tables).toHaveLength(tableKeys.length);
     for (const table of tables) {
       expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
       expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
-      expect(table.DeletionPolicy).toBe('Retain');
     }
     const withTtl = Object.values(tableDefinitions).filter((definition) => 'ttlAttribute' in definition).length;
     expect(tables.filter((table) => table.Properties.TimeToLiveSpecification?.Enabled === true)).toHaveLength(withTtl);
+  });
+
+  it('deletes private mail with the stack (messages table, mail bucket emptied first) and keeps every other table', () => {
+    const deletion = Object.fromEntries(
+      Object.entries(template.findResources('AWS::DynamoDB::GlobalTable')).map(([logicalId, table]) => [
+        logicalId.match(/^Storage(\w+?)Table/)![1],
+        table.DeletionPolicy,
+      ]),
+    );
+    expect(deletion).toEqual({
+      ...Object.fromEntries(tableKeys.map((key) => [key, 'Retain'])),
+      messages: 'Delete',
+    });
+    const [bucketId, bucket] = Object.entries(template.findResources('AWS::S3::Bucket')).find(([id]) => id.startsWith('StorageMailBucket'))!;
+    expect(bucket.DeletionPolicy).toBe('Delete');
+    // CloudFormation cannot delete a bucket with objects in it: the CDK's custom resource empties it first.
+    const emptying = resources('Custom::S3AutoDeleteObjects');
+    expect(emptying.map((resource) => resource.Properties.BucketName)).toContainEqual({ Ref: bucketId });
+    // The user pool (identities of the console) stays as well.
+    for (const pool of Object.values(template.findResources('AWS::Cognito::UserPool'))) expect(pool.DeletionPolicy).toBe('Retain');
   });
 
   it('keeps point-in-time recovery for every table but the messages table, whose content expires in 15 minutes', () => {
@@ -411,8 +431,10 @@ describe('inbound mail', () => {
     }
   });
 
-  it('keeps dead-lettered SES events one hour, long enough to redrive mail that has not expired', () => {
-    template.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 3600 });
+  it("keeps dead-lettered SES events (their header fields) no longer than the mail's 15 minutes", () => {
+    const queues = resources('AWS::SQS::Queue');
+    expect(queues).toHaveLength(1);
+    expect(queues[0]!.Properties.MessageRetentionPeriod).toBeLessThanOrEqual(900);
   });
 
   it('seeds the domains table with each domain, never overwriting an existing row', () => {
@@ -434,6 +456,14 @@ describe('inbound mail', () => {
 
   it('sweeps every minute', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
+  });
+
+  it('never retries a sweep beside the schedule: no Lambda retry, a queued run dropped within 2 minutes', () => {
+    const sweeper = Object.keys(template.findResources('AWS::Lambda::Function')).find((id) => id.startsWith('SweeperFunction'));
+    const configs = resources('AWS::Lambda::EventInvokeConfig').filter((config) => config.Properties.FunctionName.Ref === sweeper);
+    expect(configs).toHaveLength(1);
+    expect(configs[0]!.Properties.MaximumRetryAttempts).toBe(0);
+    expect(configs[0]!.Properties.MaximumEventAgeInSeconds).toBeLessThanOrEqual(120);
   });
 });
 
@@ -558,11 +588,66 @@ describe('monitoring of mail kept in part', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'Tempmail',
       MetricName: 'MailTruncated',
+      Dimensions: [{ Name: 'Stage', Value: 'test' }],
       Statistic: 'Sum',
       Threshold: 0,
       ComparisonOperator: 'GreaterThanThreshold',
       AlarmActions: [Match.anyValue()],
     });
+  });
+});
+
+describe('tags', () => {
+  /** A resource's tags, wherever its type keeps them. */
+  const tagsOf = (resource: Resource): Record<string, string> | undefined => {
+    const properties = resource.Properties ?? {};
+    const list = (properties.Tags ?? properties.Replicas?.[0]?.Tags) as { Key: string; Value: string }[] | undefined;
+    return list ? Object.fromEntries(list.map((tag) => [tag.Key, tag.Value])) : properties.UserPoolTags;
+  };
+  const taggable = [
+    'AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::Lambda::Function', 'AWS::IAM::Role', 'AWS::Logs::LogGroup',
+    'AWS::SQS::Queue', 'AWS::SNS::Topic', 'AWS::CloudWatch::Alarm', 'AWS::ApiGateway::RestApi', 'AWS::ApiGateway::Stage',
+    'AWS::CloudFront::Distribution', 'AWS::WAFv2::WebACL', 'AWS::Cognito::UserPool', 'AWS::SecretsManager::Secret', 'AWS::Events::Rule',
+  ];
+
+  it('names the service and the stage on every resource that takes tags, the CDK framework functions included', () => {
+    const untagged = taggable.flatMap((type) =>
+      Object.entries(template.findResources(type))
+        .filter(([, resource]) => !(tagsOf(resource as Resource)?.service === 'tempmail' && tagsOf(resource as Resource)?.stage === 'test'))
+        .map(([id]) => `${type} ${id}`),
+    );
+    expect(untagged).toEqual([]);
+  });
+
+  it('tags exactly the stores of private mail for exclusion from AWS Backup, as the deploy guide names it', () => {
+    const excluded = Object.entries(template.toJSON().Resources as Record<string, Resource>)
+      .filter(([, resource]) => tagsOf(resource)?.backup === 'exclude')
+      .map(([id, resource]) => `${resource.Type} ${id.replace(/[0-9A-F]{8}$/, '')}`);
+    expect(excluded.sort()).toEqual(['AWS::DynamoDB::GlobalTable StoragemessagesTable', 'AWS::S3::Bucket StorageMailBucket']);
+    expect(readFileSync(join(__dirname, '..', '..', 'docs', 'deploying-to-aws.md'), 'utf8')).toContain('`aws:ResourceTag/backup` = `exclude`');
+  });
+});
+
+describe("the service's own metrics", () => {
+  it('are all counted and alarmed per stage, so two stages of one account never share an alarm', () => {
+    const ownMetrics = (alarm: Resource): { Namespace?: string; Dimensions?: unknown }[] =>
+      alarm.Properties.Metrics ? alarm.Properties.Metrics.filter((query: any) => query.MetricStat).map((query: any) => query.MetricStat.Metric) : [alarm.Properties];
+    const ours = resources('AWS::CloudWatch::Alarm').flatMap(ownMetrics).filter((metric) => metric.Namespace === 'Tempmail');
+    expect(ours.length).toBeGreaterThanOrEqual(4);
+    for (const metric of ours) expect(metric.Dimensions).toEqual([{ Name: 'Stage', Value: 'test' }]);
+    for (const filter of resources('AWS::Logs::MetricFilter')) {
+      expect(filter.Properties.MetricTransformations[0].Dimensions).toEqual([{ Key: 'Stage', Value: '$.stage' }]);
+    }
+  });
+});
+
+describe('the console distribution', () => {
+  it('writes no standard logs, whose legacy form records every query string', () => {
+    const [distribution, ...others] = resources('AWS::CloudFront::Distribution');
+    expect(others).toEqual([]);
+    expect(distribution!.Properties.DistributionConfig.Logging).toBeUndefined();
+    // Nor a v2 delivery that would carry the query string field.
+    expect(JSON.stringify(template.toJSON())).not.toContain('cs-uri-query');
   });
 });
 
@@ -651,8 +736,8 @@ describe('the console', () => {
     expect(policy.SecurityHeadersConfig.ContentTypeOptions.Override).toBe(true);
     expect(policy.CustomHeadersConfig.Items).toEqual([{ Header: 'Cache-Control', Value: 'public, max-age=300', Override: true }]);
     // The viewer-request function serves /docs from docs/index.html.
-    const [fn] = resources('AWS::CloudFront::Function');
-    expect(fn!.Properties.FunctionCode).toContain("if (request.uri === '/docs') request.uri = '/docs/index.html';");
+    const functions = resources('AWS::CloudFront::Function').filter((fn) => fn.Properties.FunctionCode.includes("if (request.uri === '/docs') request.uri = '/docs/index.html';"));
+    expect(functions).toHaveLength(1);
 
     // The deployment's files: the page and its stylesheet beside the console, rendered from the document on disk.
     const [deployment] = resources('Custom::CDKBucketDeployment');
@@ -707,5 +792,45 @@ describe('the API\'s own web ACL', () => {
     expect(associations.map((association) => JSON.stringify(association.Properties.ResourceArn))).toEqual(
       expect.arrayContaining([expect.stringContaining('ConsoleIdentityUserPool'), expect.stringContaining('ApiDeploymentStage')]),
     );
+  });
+
+  it("keys the rate on the viewer's address for requests through the console's distribution, and on the connection's for every other", () => {
+    const [acl] = resources('AWS::WAFv2::WebACL');
+    const rules = acl!.Properties.Rules as any[];
+    expect(rules.map((rule) => rule.Statement.RateBasedStatement.AggregateKeyType)).toEqual(['IP', 'FORWARDED_IP']);
+    const [direct, viewer] = rules.map((rule) => rule.Statement.RateBasedStatement);
+    // The distribution's proof: its API origin sends the header with the very value the ACL looks for.
+    const [distribution] = resources('AWS::CloudFront::Distribution');
+    const config = distribution!.Properties.DistributionConfig;
+    const apiOrigin = config.Origins.find((origin: any) => origin.OriginPath === '/test');
+    const [proof] = apiOrigin.OriginCustomHeaders;
+    expect(proof.HeaderName).toBe('x-tempmail-origin-verify');
+    const match = viewer.ScopeDownStatement.ByteMatchStatement;
+    expect(match).toMatchObject({ FieldToMatch: { SingleHeader: { Name: proof.HeaderName } }, PositionalConstraint: 'EXACTLY' });
+    expect(match.SearchString).toEqual(proof.HeaderValue);
+    expect(JSON.stringify(proof.HeaderValue)).toContain('AWS::StackId');
+    // A direct caller (no proof) is counted by its connection, whatever viewer header it forges.
+    expect(direct.ScopeDownStatement).toEqual({ NotStatement: { Statement: viewer.ScopeDownStatement } });
+    expect(viewer.ForwardedIPConfig).toEqual({ HeaderName: 'x-tempmail-viewer-address', FallbackBehavior: 'MATCH' });
+    expect(viewer).toMatchObject({ Limit: direct.Limit, EvaluationWindowSec: direct.EvaluationWindowSec });
+    expect(rules[1].Action).toEqual(rules[0].Action);
+
+    // Both API paths of the distribution write the viewer's address, with a function whose code is checked below.
+    const functions = template.findResources('AWS::CloudFront::Function');
+    for (const path of ['/v1/*', '/console/v1/*']) {
+      const behavior = config.CacheBehaviors.find((candidate: { PathPattern: string }) => candidate.PathPattern === path);
+      expect(behavior.TargetOriginId).toBe(apiOrigin.Id);
+      const [association] = behavior.FunctionAssociations;
+      expect(association.EventType).toBe('viewer-request');
+      expect(functions[association.FunctionARN['Fn::GetAtt'][0]]!.Properties.FunctionCode).toBe(viewerAddressFunctionCode);
+    }
+  });
+
+  it("has the distribution's function overwrite any viewer address a viewer sends with the one CloudFront saw", () => {
+    const handler = new Function(`${viewerAddressFunctionCode}; return handler;`)() as (event: unknown) => { headers: Record<string, { value: string }> };
+    const forged = { request: { uri: '/v1/emails', headers: { 'x-tempmail-viewer-address': { value: '198.51.100.1' } } }, viewer: { ip: '203.0.113.7' } };
+    expect(handler(forged).headers['x-tempmail-viewer-address']).toEqual({ value: '203.0.113.7' });
+    const plain = { request: { uri: '/v1/emails', headers: {} }, viewer: { ip: '2001:db8::7' } };
+    expect(handler(plain).headers['x-tempmail-viewer-address']).toEqual({ value: '2001:db8::7' });
   });
 });

@@ -109,8 +109,10 @@ describe('a mail with more MIME parts than the parser takes', () => {
       reason: 'mime_limit',
       attachments_kept: 1000,
       MailTruncated: 1,
+      // Counted for this stage: another stage of the account alarms on its own.
+      Stage: 'local',
       _aws: {
-        CloudWatchMetrics: [{ Namespace: 'Tempmail', Dimensions: [[]], Metrics: [{ Name: 'MailTruncated', Unit: 'Count' }] }],
+        CloudWatchMetrics: [{ Namespace: 'Tempmail', Dimensions: [['Stage']], Metrics: [{ Name: 'MailTruncated', Unit: 'Count' }] }],
       },
     });
     expect(JSON.stringify(line)).not.toContain('f1.bin');
