@@ -11,7 +11,7 @@ import { createConsoleHandler } from '../lambdas/api/create-console-handler';
 import type { ConsoleRouteHandler } from '../lambdas/api/api-types';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../lambdas/adapters/oidc/identity-token-verifier';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
-import { createServices, type BlobServices, type ConsoleServices } from '../lambdas/composition/services';
+import { createServices, type BlobServices, type ConsoleServices, type CursorServices } from '../lambdas/composition/services';
 import { systemClock, type Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired, type SweepResult, type SweepRun } from '../lambdas/inbound/sweep-expired';
@@ -83,7 +83,8 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const client = createDocumentClient({ endpoint: dynamodb.endpoint, requestHandler: dynamodb.requestHandler });
   recordCalls(client, Object.fromEntries(tableKeys.map((key) => [tableNames[key], tableEnvironmentName(key)])));
   overrides.instrumentDynamoDb?.(client);
-  const services: BlobServices = {
+  // This runtime holds the cursor secret for every route, as one process serves them all.
+  const services: CursorServices<BlobServices> = {
     ...createServices(
       {
         client,
@@ -104,7 +105,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   // The console's issuer is known once the front listens (its URL holds the port).
   let front: ConsoleFront | undefined;
   let verifier: IdentityVerifier | undefined;
-  const consoleServices: ConsoleServices = { ...services, identityVerifier: { verify: (token) => verifier!.verify(token) } };
+  const consoleServices: CursorServices<ConsoleServices> = { ...services, identityVerifier: { verify: (token) => verifier!.verify(token) } };
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
@@ -155,19 +156,19 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 }
 
 /** Each route of the table, wrapped in the same pipeline as its Lambda `handler`. */
-async function loadRouteFunctions(services: BlobServices, consoleServices: ConsoleServices): Promise<Map<string, RouteFunction>> {
+async function loadRouteFunctions(services: CursorServices<BlobServices>, consoleServices: CursorServices<ConsoleServices>): Promise<Map<string, RouteFunction>> {
   installLambdaResponseStreaming();
   const functions = new Map<string, RouteFunction>();
   for (const route of routes as readonly RouteDefinition[]) {
     const module = (await import(`../lambdas/api/handlers/${route.module}`)) as {
       route?: unknown;
-      exhaustedRoute?: RouteHandler<BlobServices>;
+      exhaustedRoute?: RouteHandler<CursorServices<BlobServices>>;
     };
     if (typeof module.route !== 'function') throw new Error(`Handler module ${route.module} exports no route`);
     const handler: unknown =
       route.auth === 'identity'
-        ? createConsoleHandler(module.route as ConsoleRouteHandler, () => consoleServices)
-        : createApiHandler(module.route as RouteHandler<BlobServices>, () => services, {
+        ? createConsoleHandler(module.route as ConsoleRouteHandler<CursorServices<ConsoleServices>>, () => consoleServices)
+        : createApiHandler(module.route as RouteHandler<CursorServices<BlobServices>>, () => services, {
             stream: route.stream,
             exhaustedRoute: module.exhaustedRoute,
           });
