@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
-import { localTableNames, tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
+import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
@@ -26,7 +26,7 @@ import { loadCursorSecret } from './cursor-secret';
 import { startConsoleFront, type ConsoleFront } from './console-front';
 import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
 import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
-import { asFunction, recordCalls } from './iam/recording';
+import { runAsIs, type FunctionScope } from './function-scope';
 import { smtpDelivery } from './smtp-delivery';
 import { startSmtpIntake } from './smtp-intake';
 
@@ -55,8 +55,10 @@ const sweepBudgetMs = 40_000;
 export interface LocalOverrides {
   clock?: Clock;
   logger?: Logger;
-  /** Sees the DynamoDB client before any use: tests add SDK middleware here to inject faults. */
+  /** Sees the DynamoDB client before any use: tests add SDK middleware here to inject faults or record calls. */
   instrumentDynamoDb?: (client: DynamoDBDocumentClient) => void;
+  /** Runs each function's code in a scope named by its Lambda entry: the permission check's suites record calls per function with it. */
+  asFunction?: FunctionScope;
   /** Wraps the blob store: tests inject storage failures here. */
   wrapBlobs?: (blobs: BlobStore) => BlobStore;
   /**
@@ -81,8 +83,8 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const tableNames = localTableNames();
   await ensureTables(dynamodb.endpoint, tableNames);
   const client = createDocumentClient({ endpoint: dynamodb.endpoint, requestHandler: dynamodb.requestHandler });
-  recordCalls(client, Object.fromEntries(tableKeys.map((key) => [tableNames[key], tableEnvironmentName(key)])));
   overrides.instrumentDynamoDb?.(client);
+  const asFunction = overrides.asFunction ?? runAsIs;
   // This runtime holds the cursor secret for every route, as one process serves them all.
   const services: CursorServices<BlobServices> = {
     ...createServices(
@@ -109,7 +111,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    api: routeTableApi(asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices)),
+    api: routeTableApi(asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices, asFunction)),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
   front = await startConsoleFront({
@@ -119,7 +121,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     ...(config.supportContact ? { support: config.supportContact } : {}),
   });
   verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
-  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
+  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services, asFunction) });
   // Where the last run's look at inbound/ stopped, as a warm sweeper function keeps it.
   let inboundAfter: string | undefined;
   const sweep = asFunction('lambdas/inbound/sweeper.ts', async (run: Partial<SweepRun> = {}) => {
@@ -156,7 +158,11 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 }
 
 /** Each route of the table, wrapped in the same pipeline as its Lambda `handler`. */
-async function loadRouteFunctions(services: CursorServices<BlobServices>, consoleServices: CursorServices<ConsoleServices>): Promise<Map<string, RouteFunction>> {
+async function loadRouteFunctions(
+  services: CursorServices<BlobServices>,
+  consoleServices: CursorServices<ConsoleServices>,
+  asFunction: FunctionScope,
+): Promise<Map<string, RouteFunction>> {
   installLambdaResponseStreaming();
   const functions = new Map<string, RouteFunction>();
   for (const route of routes as readonly RouteDefinition[]) {
