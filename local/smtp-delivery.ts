@@ -8,7 +8,7 @@ import type { EmailRecord } from '../lambdas/core/mail-ports';
 import { activeRecipient, RecipientMemory } from '../lambdas/core/recipients';
 import { discardAttachments, ingestMail, readMail } from '../lambdas/inbound/ingest-mail';
 import { mimeLimits } from '../lambdas/inbound/parse-mail';
-import { asFunction } from './iam/recording';
+import { runAsIs, type FunctionScope } from './function-scope';
 import { maxMessageBytes, smtpError } from './smtp-intake';
 
 class MessageTooLarge extends Error {}
@@ -19,9 +19,9 @@ class MessageTooLarge extends Error {}
  * parser. 250 only once everything is written; over the size cap 552; a storage failure 451, so
  * the sender retries and nothing is lost; a write storage refuses for good 554, since a retry of
  * the same mail would fail the same way; a mail past the MIME limits 554 too, rather than a 250
- * for a mail stored in part.
+ * for a mail stored in part. `asFunction` names the Lambda function each step stands for.
  */
-export function smtpDelivery(services: BlobServices) {
+export function smtpDelivery(services: BlobServices, asFunction: FunctionScope = runAsIs) {
   // The intake's lookups read an address or a domain once, not with every mail (core/recipients.ts).
   const recipientMemory = new RecipientMemory(services.clock);
   return {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
-import { localTableNames, tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
+import { localTableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { RouteHandler } from '../lambdas/api/api-types';
 import { createAuthorizer } from '../lambdas/api/authorizer';
 import { createApiHandler } from '../lambdas/api/create-api-handler';
@@ -11,7 +11,7 @@ import { createConsoleHandler } from '../lambdas/api/create-console-handler';
 import type { ConsoleRouteHandler } from '../lambdas/api/api-types';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../lambdas/adapters/oidc/identity-token-verifier';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
-import { createServices, type BlobServices, type ConsoleServices } from '../lambdas/composition/services';
+import { createServices, type BlobServices, type ConsoleServices, type CursorServices } from '../lambdas/composition/services';
 import { systemClock, type Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
 import { sweepExpired, type SweepResult, type SweepRun } from '../lambdas/inbound/sweep-expired';
@@ -26,7 +26,7 @@ import { loadCursorSecret } from './cursor-secret';
 import { startConsoleFront, type ConsoleFront } from './console-front';
 import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
 import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
-import { asFunction, recordCalls } from './iam/recording';
+import { runAsIs, type FunctionScope } from './function-scope';
 import { smtpDelivery } from './smtp-delivery';
 import { startSmtpIntake } from './smtp-intake';
 
@@ -55,8 +55,10 @@ const sweepBudgetMs = 40_000;
 export interface LocalOverrides {
   clock?: Clock;
   logger?: Logger;
-  /** Sees the DynamoDB client before any use: tests add SDK middleware here to inject faults. */
+  /** Sees the DynamoDB client before any use: tests add SDK middleware here to inject faults or record calls. */
   instrumentDynamoDb?: (client: DynamoDBDocumentClient) => void;
+  /** Runs each function's code in a scope named by its Lambda entry: the permission check's suites record calls per function with it. */
+  asFunction?: FunctionScope;
   /** Wraps the blob store: tests inject storage failures here. */
   wrapBlobs?: (blobs: BlobStore) => BlobStore;
   /**
@@ -81,9 +83,10 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const tableNames = localTableNames();
   await ensureTables(dynamodb.endpoint, tableNames);
   const client = createDocumentClient({ endpoint: dynamodb.endpoint, requestHandler: dynamodb.requestHandler });
-  recordCalls(client, Object.fromEntries(tableKeys.map((key) => [tableNames[key], tableEnvironmentName(key)])));
   overrides.instrumentDynamoDb?.(client);
-  const services: BlobServices = {
+  const asFunction = overrides.asFunction ?? runAsIs;
+  // This runtime holds the cursor secret for every route, as one process serves them all.
+  const services: CursorServices<BlobServices> = {
     ...createServices(
       {
         client,
@@ -104,11 +107,11 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   // The console's issuer is known once the front listens (its URL holds the port).
   let front: ConsoleFront | undefined;
   let verifier: IdentityVerifier | undefined;
-  const consoleServices: ConsoleServices = { ...services, identityVerifier: { verify: (token) => verifier!.verify(token) } };
+  const consoleServices: CursorServices<ConsoleServices> = { ...services, identityVerifier: { verify: (token) => verifier!.verify(token) } };
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    api: routeTableApi(asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices)),
+    api: routeTableApi(asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices, asFunction)),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
   front = await startConsoleFront({
@@ -118,7 +121,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     ...(config.supportContact ? { support: config.supportContact } : {}),
   });
   verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
-  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services) });
+  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services, asFunction) });
   // Where the last run's look at inbound/ stopped, as a warm sweeper function keeps it.
   let inboundAfter: string | undefined;
   const sweep = asFunction('lambdas/inbound/sweeper.ts', async (run: Partial<SweepRun> = {}) => {
@@ -155,19 +158,23 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
 }
 
 /** Each route of the table, wrapped in the same pipeline as its Lambda `handler`. */
-async function loadRouteFunctions(services: BlobServices, consoleServices: ConsoleServices): Promise<Map<string, RouteFunction>> {
+async function loadRouteFunctions(
+  services: CursorServices<BlobServices>,
+  consoleServices: CursorServices<ConsoleServices>,
+  asFunction: FunctionScope,
+): Promise<Map<string, RouteFunction>> {
   installLambdaResponseStreaming();
   const functions = new Map<string, RouteFunction>();
   for (const route of routes as readonly RouteDefinition[]) {
     const module = (await import(`../lambdas/api/handlers/${route.module}`)) as {
       route?: unknown;
-      exhaustedRoute?: RouteHandler<BlobServices>;
+      exhaustedRoute?: RouteHandler<CursorServices<BlobServices>>;
     };
     if (typeof module.route !== 'function') throw new Error(`Handler module ${route.module} exports no route`);
     const handler: unknown =
       route.auth === 'identity'
-        ? createConsoleHandler(module.route as ConsoleRouteHandler, () => consoleServices)
-        : createApiHandler(module.route as RouteHandler<BlobServices>, () => services, {
+        ? createConsoleHandler(module.route as ConsoleRouteHandler<CursorServices<ConsoleServices>>, () => consoleServices)
+        : createApiHandler(module.route as RouteHandler<CursorServices<BlobServices>>, () => services, {
             stream: route.stream,
             exhaustedRoute: module.exhaustedRoute,
           });

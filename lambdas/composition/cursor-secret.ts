@@ -1,6 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { RouteHandler } from '../api/api-types';
-import type { ApiServices } from './services';
+import type { ApiServices, CursorServices } from './services';
 
 /**
  * Reads the cursor secret from Secrets Manager once per cold start and keeps it: a failed read is
@@ -24,10 +24,11 @@ export function cursorSecretSource(client: Pick<SecretsManagerClient, 'send'>, s
 
 /**
  * Gives a route that signs or reads cursors the secret, read at its first request (the Lambda
- * runtime cannot await at import). Only these routes are granted the secret.
+ * runtime cannot await at import). Only these routes are granted the secret, and this is the one
+ * place in Lambda that makes their `CursorServices` out of services without it.
  */
 export function withCursorSecret<R, S extends ApiServices>(
-  route: (request: R, services: S) => ReturnType<RouteHandler>,
+  route: (request: R, services: CursorServices<S>) => ReturnType<RouteHandler>,
   secret: () => Promise<string>,
 ): (request: R, services: S) => ReturnType<RouteHandler> {
   return async (request, services) => route(request, { ...services, cursorSecret: await secret() });

@@ -21,8 +21,8 @@ let services: ApiServices | undefined;
 
 /**
  * The Lambda runtime's composition root: reads and validates the environment once per cold start.
- * The cursor secret is not in the environment: the routes that need it read it from Secrets
- * Manager (composition/cursor-secret.ts); any other function that touched it would fail loudly.
+ * The cursor secret is not in the environment nor in these services: the routes that need it read
+ * it from Secrets Manager (composition/cursor-secret.ts), and their type asks for services with it.
  */
 export function lambdaServices(): ApiServices {
   if (services) return services;
@@ -32,30 +32,17 @@ export function lambdaServices(): ApiServices {
   services = createServices({
     env: env.TEMPMAIL_ENV,
     tableNames,
-    cursorSecret: '',
     logLevel: env.LOG_LEVEL,
     ...(env.RECEIPT_RULE_DOMAINS !== undefined ? { receiptRule: receiptRuleDomainsFrom(env.RECEIPT_RULE_DOMAINS) } : {}),
     ...(env.TEMPMAIL_MESSAGE_TTL_SECONDS ? { messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS } : {}),
     ...(env.TEMPMAIL_EMAIL_TTL_SECONDS ? { emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS } : {}),
   });
-  Object.defineProperty(services, 'cursorSecret', {
-    enumerable: false,
-    get() {
-      throw new Error('this function was not given the cursor secret');
-    },
-  });
   return services;
 }
 
-/**
- * The API's services with more, built from their property descriptors, not a spread: a spread
- * would drop the guard on `cursorSecret` and hand a route `undefined` as its signing key.
- */
+/** The API's services with more: the console's verifier, the blob functions' store. */
 export function withLambdaServices<E extends object>(extra: E): ApiServices & E {
-  return Object.defineProperties({} as ApiServices & E, {
-    ...Object.getOwnPropertyDescriptors(lambdaServices()),
-    ...Object.getOwnPropertyDescriptors(extra),
-  });
+  return { ...lambdaServices(), ...extra };
 }
 
 /** The console functions' further environment: the OpenID Connect issuer they trust. */

@@ -73,8 +73,6 @@ export interface ApiServices extends Stores {
   env: string;
   clock: Clock;
   logger: Logger;
-  /** HMAC secret of list cursors. */
-  cursorSecret: string;
   /** Reservation lifetime in seconds: 30 days, shortened only by the local override. */
   emailTtlSeconds: number;
   /** Message lifetime in seconds: 15 minutes, shortened only by the local override. */
@@ -82,6 +80,19 @@ export interface ApiServices extends Stores {
   /** Short-window limits other than the contract's: only the local runtime's load-test override. */
   shortWindow?: ShortWindowLimits;
 }
+
+/**
+ * The HMAC secret of list cursors. Not part of `ApiServices`: in Lambda only the cursor routes are
+ * granted the secret, so only the wiring that holds it (`withCursorSecret`, or a runtime built with
+ * one) can produce services that carry it, and a route that signs cursors cannot be handed
+ * services without it: the compiler refuses.
+ */
+export interface CursorSecret {
+  cursorSecret: string;
+}
+
+/** The services of a route that signs or reads list cursors. */
+export type CursorServices<S extends ApiServices = ApiServices> = S & CursorSecret;
 
 /** The console API's services: the API's, and the verifier of identity tokens. */
 export interface ConsoleServices extends ApiServices {
@@ -95,7 +106,8 @@ export interface BlobServices extends ApiServices {
 
 export interface ServicesConfig extends StoresConfig {
   env: string;
-  cursorSecret: string;
+  /** The cursor secret, where this runtime holds it for every route (the local one); the Lambda runtime has none. */
+  cursorSecret?: string;
   logLevel: LogLevel;
   emailTtlSeconds?: number;
   messageTtlSeconds?: number;
@@ -107,20 +119,25 @@ export const emailLifetimeSeconds = 30 * 24 * 60 * 60;
 /** The contract's message lifetime. */
 export const messageLifetimeSeconds = 15 * 60;
 
+/** What a runtime's tests replace in the services: the clock and the logger. */
+export interface ServiceOverrides {
+  clock?: Clock;
+  logger?: Logger;
+}
+
 /**
  * Builds the real services over DynamoDB. The Lambda runtime calls it with its environment, the
  * local runtime with its own config and dynalite's endpoint: the same adapters in both.
  */
-export function createServices(
-  config: ServicesConfig,
-  overrides: { clock?: Clock; logger?: Logger } = {},
-): ApiServices {
+export function createServices(config: ServicesConfig & CursorSecret, overrides?: ServiceOverrides): CursorServices;
+export function createServices(config: ServicesConfig, overrides?: ServiceOverrides): ApiServices;
+export function createServices(config: ServicesConfig, overrides: ServiceOverrides = {}): ApiServices | CursorServices {
   return {
     ...createStores(config),
     env: config.env,
     clock: overrides.clock ?? systemClock,
     logger: overrides.logger ?? jsonLogger(config.logLevel, (line) => process.stdout.write(`${line}\n`)),
-    cursorSecret: config.cursorSecret,
+    ...(config.cursorSecret === undefined ? {} : { cursorSecret: config.cursorSecret }),
     emailTtlSeconds: config.emailTtlSeconds ?? emailLifetimeSeconds,
     messageTtlSeconds: config.messageTtlSeconds ?? messageLifetimeSeconds,
     ...(config.shortWindow ? { shortWindow: config.shortWindow } : {}),

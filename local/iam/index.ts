@@ -12,4 +12,3 @@ export { evaluate, evaluateServiceRequest, policyAllows, type Decision, type Res
 export { entryMetadataKey, loadFunctionRoles, type FunctionRole, type PolicyDocument } from './roles';
 export { TemplateResolver, UnresolvableError, secretSuffix, stackUuid, type Naming, type Template } from './resolve';
 export { checkPermissions, type PermissionReport } from './check';
-export { asFunction, callLogVariable, recordCall, recordCalls, type RecordedCall } from './recording';

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 /**
  * Records the AWS SDK commands each function sends, for the permission check (docs/permissions.md).
  * On only when `TEMPMAIL_CALL_LOG` names a directory: each process appends the distinct calls it
- * saw to its own file there. The local runtime runs each route, the authorizer, the recipient
- * filter, the parser's ingest and the sweeper inside `asFunction(entry, ...)`, the entry being the
- * source file its Lambda function is bundled from; the template names the same file.
+ * saw to its own file there. A test's local runtime, given these through its overrides
+ * (test/support/call-recording.ts), runs each route, the authorizer, the recipient filter, the
+ * parser's ingest and the sweeper inside `asFunction(entry, ...)`, the entry being the source file
+ * its Lambda function is bundled from; the template names the same file. `npm start` loads none of it.
  */
 export const callLogVariable = 'TEMPMAIL_CALL_LOG';
 

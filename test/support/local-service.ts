@@ -4,6 +4,7 @@ import type { EmailResource } from '../../lambdas/core/emails';
 import type { Plan } from '../../lambdas/core/plans';
 import type { LocalConfig } from '../../local/config';
 import { startLocal, type LocalOverrides, type LocalRuntime } from '../../local/start-local';
+import { withCallRecording } from './call-recording';
 import { contractFetch } from './contract';
 import { memoryLogger } from './memory-logger';
 import { TestClock } from './test-clock';
@@ -46,7 +47,8 @@ export const testConfig: LocalConfig = {
  * Starts the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback ports,
  * through the same `startLocal` that `npm start` calls, with a test clock. The sweeper runs
  * only when a test calls `runtime.sweep()`: a sweep on the 30-second timer would land at a
- * moment of the test's choosing (the fault injection numbers every storage call).
+ * moment of the test's choosing (the fault injection numbers every storage call). Under the
+ * permission check it records every call (support/call-recording.ts).
  */
 export async function startTestService(
   overrides: Partial<LocalConfig> = {},
@@ -56,7 +58,7 @@ export async function startTestService(
   const logger = memoryLogger();
   const runtime = await startLocal(
     { ...testConfig, ...overrides },
-    { clock, logger, backgroundSweep: false, ...runtimeOverrides },
+    { clock, logger, backgroundSweep: false, ...runtimeOverrides, ...withCallRecording(runtimeOverrides) },
   );
   return {
     runtime,

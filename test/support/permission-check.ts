@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { callLogVariable, checkPermissions, type RecordedCall } from '../../local/iam';
+import { checkPermissions } from '../../local/iam';
+import { callLogVariable, type RecordedCall } from '../../local/iam/recording';
 import { checkNaming } from './synthesized-template';
 
 /**

@@ -3,10 +3,11 @@ import type { ConsoleRouteHandler } from '../api-types';
 import { createConsoleHandler } from '../create-console-handler';
 import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
 import { consoleLambdaServices } from '../../composition/lambda-services';
+import type { ConsoleServices, CursorServices } from '../../composition/services';
 import { parseListQuery } from '../query';
 
 /** GET /console/v1/emails: the account's inboxes, newest first, paged like `/v1` lists. */
-export const route: ConsoleRouteHandler = async (request, services) => {
+export const route: ConsoleRouteHandler<CursorServices<ConsoleServices>> = async (request, services) => {
   const page = await listAccountEmails(request.account.accountId, parseListQuery(request.query), services);
   return { status: 200, body: { data: page.items, pagination: page.pagination } };
 };

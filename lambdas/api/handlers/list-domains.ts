@@ -3,10 +3,11 @@ import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
 import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
 import { lambdaServices } from '../../composition/lambda-services';
+import type { CursorServices } from '../../composition/services';
 import { parseListQuery } from '../query';
 
 /** GET /v1/domains: the domains available to the account, paginated with signed cursors. */
-export const route: RouteHandler = async (request, services) => {
+export const route: RouteHandler<CursorServices> = async (request, services) => {
   const { limit, cursor } = parseListQuery(request.query);
   const page = await listDomains({ accountId: request.account.accountId, limit, cursor }, services);
   return { status: 200, body: { data: page.items, pagination: page.pagination } };

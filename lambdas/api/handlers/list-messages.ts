@@ -3,11 +3,12 @@ import type { RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';
 import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
 import { lambdaServices } from '../../composition/lambda-services';
+import type { CursorServices } from '../../composition/services';
 import { pathId } from '../path-id';
 import { parseListQuery } from '../query';
 
 /** GET /v1/emails/{email_id}/messages: what arrived and has not expired, newest first. */
-export const route: RouteHandler = async (request, services) => {
+export const route: RouteHandler<CursorServices> = async (request, services) => {
   const { limit, cursor } = parseListQuery(request.query);
   const emailId = pathId(request, 'email_id', 'eml');
   const page = await listMessages({ accountId: request.account.accountId, emailId, limit, cursor }, services);

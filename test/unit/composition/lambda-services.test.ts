@@ -1,5 +1,7 @@
 import { tableEnvironmentName, tableKeys } from '../../../lambdas/adapters/dynamodb/table-definitions';
+import { withCursorSecret } from '../../../lambdas/composition/cursor-secret';
 import type * as LambdaServices from '../../../lambdas/composition/lambda-services';
+import type { ConsoleServices, CursorServices } from '../../../lambdas/composition/services';
 
 /** The environment the stack gives a console function (lib/api.ts), with local values. */
 const environment = {
@@ -28,18 +30,15 @@ function coldStart(): typeof LambdaServices {
 }
 
 describe('the Lambda composition roots', () => {
-  it('refuse the cursor secret to a function that was not given it, loudly', () => {
-    expect(() => coldStart().lambdaServices().cursorSecret).toThrow('this function was not given the cursor secret');
-  });
-
-  it('keep that guard in the console services: no route signs cursors with an undefined key', () => {
+  it('hold no cursor secret: not in their type, not in the object, so no route signs cursors with an empty key', () => {
+    expect(coldStart().lambdaServices()).not.toHaveProperty('cursorSecret');
     const services = coldStart().consoleLambdaServices();
-    expect(() => services.cursorSecret).toThrow('this function was not given the cursor secret');
+    expect(services).not.toHaveProperty('cursorSecret');
     expect(typeof services.identityVerifier.verify).toBe('function');
     expect(services.env).toBe('test');
   });
 
-  it('keep that guard in the blob functions’ services too', () => {
+  it('hold none in the blob functions’ services either', () => {
     process.env.BLOB_BUCKET = 'test-blobs';
     try {
       let blobServices: typeof import('../../../lambdas/composition/lambda-blob-services') | undefined;
@@ -47,7 +46,7 @@ describe('the Lambda composition roots', () => {
         blobServices = require('../../../lambdas/composition/lambda-blob-services');
       });
       const services = blobServices!.lambdaBlobServices();
-      expect(() => services.cursorSecret).toThrow('this function was not given the cursor secret');
+      expect(services).not.toHaveProperty('cursorSecret');
       expect(typeof services.blobs.put).toBe('function');
       expect(services.env).toBe('test');
     } finally {
@@ -68,15 +67,18 @@ describe('the Lambda composition roots', () => {
     }
   });
 
-  it('hand a route wrapped with the secret its value, over the console services', async () => {
-    const { withCursorSecret } = require('../../../lambdas/composition/cursor-secret');
+  it('hand a cursor route its secret only through the wiring that holds it; the compiler refuses it the bare services', async () => {
     const services = coldStart().consoleLambdaServices();
     const seen: string[] = [];
-    const route = withCursorSecret(async (_request: unknown, withSecret: typeof services) => {
+    const cursorRoute = async (_request: unknown, withSecret: CursorServices<typeof services>) => {
       seen.push(withSecret.cursorSecret);
       return { status: 200, body: {} };
-    }, async () => 'x'.repeat(32));
-    await route({}, services);
+    };
+    // @ts-expect-error a route that signs cursors cannot be given services without the secret
+    const unwired: (request: unknown, services: ConsoleServices) => unknown = cursorRoute;
+    expect(typeof unwired).toBe('function');
+    await withCursorSecret(cursorRoute, async () => 'x'.repeat(32))({}, services);
     expect(seen).toEqual(['x'.repeat(32)]);
+    expect(services).not.toHaveProperty('cursorSecret');
   });
 });
