@@ -1,4 +1,4 @@
-import { AllowanceExhaustedError, TempmailError, TempmailNetworkError, errorFor, type ErrorCode, type ErrorDetail, type ForeignErrorCode } from './errors';
+import { AllowanceExhaustedError, RedirectError, TempmailError, TempmailNetworkError, errorFor, type ErrorCode, type ErrorDetail, type ForeignErrorCode } from './errors';
 import { Inbox } from './inbox';
 import { defaultRetryPolicy, delayBeforeRetry, retryAfterOf, type RetryPolicy } from './retry-policy';
 import type { AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Usage } from './types';
@@ -238,7 +238,8 @@ export class TempmailClient {
       let response: Response;
       const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        const init: RequestInit = { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
+        // The contract never redirects: a redirect is reported, never followed (see RedirectError).
+        const init: RequestInit = { method, headers, body, redirect: 'manual', signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
         if (this.dispatcher) init.dispatcher = this.dispatcher;
         response = await this.fetchImpl(url, init);
       } catch (cause) {
@@ -250,6 +251,7 @@ export class TempmailClient {
         continue;
       }
       if (response.ok) return response;
+      if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) throw await redirectOf(response, method, path, url);
 
       const error = await errorOf(response);
       const retryAfter = retryAfterOf(response.headers);
@@ -286,6 +288,28 @@ async function errorOf(response: Response): Promise<TempmailError> {
   const code: ErrorCode | ForeignErrorCode = (error.code as ErrorCode | undefined) ?? `http_${response.status}`;
   const message = error.message ?? (text.slice(0, 200) || `HTTP ${response.status}`);
   return errorFor(response.status, code, message, requestId, error.details ?? [], retryAfterOf(response.headers), response.headers.get('ratelimit-remaining'));
+}
+
+/** The error of a 3xx answer, naming where it pointed; its body is discarded unread. */
+async function redirectOf(response: Response, method: string, path: string, url: URL): Promise<RedirectError> {
+  await response.body?.cancel().catch(() => undefined);
+  const status = response.type === 'opaqueredirect' ? 0 : response.status;
+  const raw = response.headers.get('location');
+  let location: string | undefined;
+  if (raw !== null) {
+    try {
+      location = new URL(raw, url).href.slice(0, 2048);
+    } catch {
+      location = raw.slice(0, 2048);
+    }
+  }
+  const where = location === undefined ? 'somewhere it did not name' : location;
+  return new RedirectError(
+    status,
+    `${method} ${path} at ${url.origin} answered ${status || 'a redirect'}, redirected to ${where}; the API never redirects, so the client did not follow it (the key and the request stay with ${url.origin}). Check the base URL (TEMPMAIL_BASE_URL): is it the service's, with the scheme it serves?`,
+    response.headers.get('x-request-id') ?? undefined,
+    location,
+  );
 }
 
 /** The service's origin (and any path prefix); a path ending in `/v1` is a mistake the client explains. */

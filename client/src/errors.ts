@@ -92,6 +92,34 @@ export class ServiceUnavailableError extends TempmailError {
   override name = 'ServiceUnavailableError';
 }
 
+/**
+ * An answer the contract never gives: a 2xx whose body is not the documented JSON (not JSON, not
+ * an object with `data`, a required field missing, larger than any answer of the service), or a
+ * redirect. Something stands between the client and the service (a proxy, a captive portal, a
+ * load balancer sending http to https), or the base URL is not the service's. Never retried.
+ */
+export class UnexpectedResponseError extends TempmailError {
+  override name = 'UnexpectedResponseError';
+}
+
+/**
+ * A 3xx answer. The contract never redirects, so the client follows none: following would send
+ * the API key (or a create's body, turned into a GET by a 302) to wherever `Location` points, and
+ * take that host's answer for the service's. `location` is where it pointed, resolved against the
+ * request's URL (undefined when the answer named none or a browser hid it).
+ */
+export class RedirectError extends UnexpectedResponseError {
+  override name = 'RedirectError';
+  constructor(
+    status: number,
+    message: string,
+    requestId: string | undefined,
+    readonly location: string | undefined,
+  ) {
+    super(status, `http_${status}`, message, requestId);
+  }
+}
+
 /** The short-window limit still refused the request after the client's own retries. */
 export class RateLimitedError extends TempmailError {
   override name = 'RateLimitedError';

@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromiumPath } from '../support/chromium';
+import { startLoopbackOrigin, type LoopbackOrigin } from '../support/loopback-origin';
 import { realClockEnvironment } from '../support/real-clock';
 import { readmeBlock } from '../support/readme';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
@@ -125,4 +127,62 @@ const required = require('@tempmail/client');`,
     expect(result.output).toMatch(/1 passed/);
     expect(result.code).toBe(0);
   }, 90_000);
+});
+
+/**
+ * Answers no service of the contract gives: a loopback origin stands in for the API (its `answer`
+ * set per test), a second one for another host, recording what reached it. Each case runs a
+ * script of the installed package in the fresh project (`HOSTILE_*` tells it where).
+ */
+describe('the installed package, against answers the contract never gives', () => {
+  let api: LoopbackOrigin;
+  let other: LoopbackOrigin;
+  let answer: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.end();
+  const reachedOther: { method: string; authorization: string | undefined }[] = [];
+  beforeAll(async () => {
+    api = await startLoopbackOrigin(false, (request, response) => answer(request, response));
+    other = await startLoopbackOrigin(false, (request, response) => {
+      reachedOther.push({ method: request.method ?? '', authorization: request.headers.authorization });
+      response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: { id: 'eml_fromtheotherhost', address: 'x@other.example', local_part: 'x', domain: 'other.example', status: 'active', created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T00:15:00Z' } }));
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await other?.close();
+  });
+  beforeEach(() => (reachedOther.length = 0));
+
+  /** Runs `body` (an async function body given `tempmail`, a client of the stand-in API) and returns what it printed as JSON. */
+  async function script(name: string, body: string): Promise<unknown> {
+    await writeFile(
+      join(app, name),
+      `import * as sdk from '@tempmail/client';
+const tempmail = new sdk.TempmailClient({ apiKey: 'tm_hostile_test_key_0000000000', baseUrl: process.env.HOSTILE_API });
+const caught = (promise) => promise.then((value) => ({ value }), (error) => ({ name: error.name, message: error.message, status: error.status, location: error.location, client: error instanceof sdk.TempmailError }));
+process.stdout.write(JSON.stringify(await (async () => { ${body} })()));
+`,
+    );
+    const result = await run(process.execPath, [name], app, { HOSTILE_API: api.origin });
+    expect(result).toMatchObject({ code: 0 });
+    return JSON.parse(result.output);
+  }
+
+  it('takes a redirect for an error naming where it pointed, and follows it neither for a GET nor for a create', async () => {
+    answer = (request, response) => {
+      response.writeHead(302, { location: `${other.origin}${request.url}` });
+      response.end();
+    };
+    const outcome = (await script('redirect.mjs', `return { get: await caught(tempmail.getEmail('eml_0000000000000000')), create: await caught(tempmail.createEmail({ local_part: 'redirected' })) };`)) as Record<string, unknown>;
+    for (const [operation, path] of [['get', '/v1/emails/eml_0000000000000000'], ['create', '/v1/emails']] as const) {
+      expect(outcome[operation]).toMatchObject({ name: 'RedirectError', status: 302, client: true, location: `${other.origin}${path}` });
+      expect((outcome[operation] as { message: string }).message).toContain(`${other.origin}${path}`);
+    }
+    expect(reachedOther).toEqual([]);
+
+    const cli = await run(join(app, 'node_modules', '.bin', 'tempmail'), ['inbox', 'show', 'eml_0000000000000000'], app, { TEMPMAIL_API_KEY: 'tm_hostile_test_key_0000000000', TEMPMAIL_BASE_URL: api.origin });
+    expect(cli.code).toBe(1);
+    expect(cli.output).toContain(`redirected to ${other.origin}/v1/emails/eml_0000000000000000`);
+    expect(reachedOther).toEqual([]);
+  });
 });
