@@ -1,5 +1,6 @@
 import { AllowanceExhaustedError, RedirectError, TempmailError, TempmailNetworkError, errorFor, type ErrorCode, type ErrorDetail, type ForeignErrorCode } from './errors';
 import { Inbox } from './inbox';
+import { readBounded, readJsonAnswer, shapes, type AnswerShape } from './read-json-answer';
 import { defaultRetryPolicy, delayBeforeRetry, retryAfterOf, type RetryPolicy } from './retry-policy';
 import type { AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Usage } from './types';
 import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitOptions } from './wait-for-message';
@@ -105,17 +106,17 @@ export class TempmailClient {
    */
   async createEmail(body: CreateEmailRequest = {}, options: CallOptions & { idempotencyKey?: string } = {}): Promise<Email> {
     const idempotencyKey = options.idempotencyKey ?? this.newKey();
-    return (await this.json<{ data: Email }>('POST', '/v1/emails', { ...options, body, idempotencyKey })).data;
+    return (await this.json<{ data: Email }>('POST', '/v1/emails', shapes.email, { ...options, body, idempotencyKey })).data;
   }
 
   /** `GET /v1/emails/{email_id}`. */
   async getEmail(emailId: EmailId, options: CallOptions = {}): Promise<Email> {
-    return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`, options)).data;
+    return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`, shapes.email, options)).data;
   }
 
   /** `GET /v1/emails/{email_id}/messages`: one page, newest first. */
   listMessages(emailId: EmailId, query: PageQuery = {}, options: RequestOptions = {}): Promise<Page<MessageListItem>> {
-    return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, { ...options, query: { ...query } });
+    return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, shapes.messages, { ...options, query: { ...query } });
   }
 
   /** Every message of an email, page after page (each page is a charged request). */
@@ -125,7 +126,7 @@ export class TempmailClient {
 
   /** `GET /v1/messages/{message_id}`. */
   async getMessage(messageId: MessageId, options: RequestOptions = {}): Promise<Message> {
-    return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`, options)).data;
+    return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`, shapes.message, options)).data;
   }
 
   /** `GET /v1/messages/{message_id}/source`: the raw RFC 822 bytes as received. */
@@ -140,7 +141,7 @@ export class TempmailClient {
 
   /** `GET /v1/domains`: one page. */
   listDomains(query: PageQuery = {}, options: CallOptions = {}): Promise<Page<Domain>> {
-    return this.json('GET', '/v1/domains', { ...options, query: { ...query } });
+    return this.json('GET', '/v1/domains', shapes.domains, { ...options, query: { ...query } });
   }
 
   /** Every domain, page after page. */
@@ -150,7 +151,7 @@ export class TempmailClient {
 
   /** `GET /v1/usage` (never charged). */
   async getUsage(options: CallOptions = {}): Promise<Usage> {
-    return (await this.json<{ data: Usage }>('GET', '/v1/usage', options)).data;
+    return (await this.json<{ data: Usage }>('GET', '/v1/usage', shapes.usage, options)).data;
   }
 
   /**
@@ -205,9 +206,10 @@ export class TempmailClient {
     for await (const page of this.pages(fetchPage)) yield* page.data;
   }
 
-  private async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  /** One JSON operation: its answer read within a bound and checked against the document's shape. */
+  private async json<T>(method: string, path: string, shape: AnswerShape, options: RequestOptions = {}): Promise<T> {
     const response = await this.send(method, path, options);
-    return (await response.json()) as T;
+    return readJsonAnswer<T>(response, shape, `${method} ${path} at ${new URL(this.baseUrl).origin}`);
   }
 
   private async file(path: string, options: CallOptions): Promise<FileBody> {
@@ -270,16 +272,21 @@ export class TempmailClient {
   }
 }
 
+/** The most bytes of an error answer read (the contract's are well under 4 KiB). */
+const ERROR_ANSWER_BYTES = 64 * 1024;
+
 /**
  * The typed error of a non-2xx answer. A 429 whose `RateLimit-Remaining` is 0 is the used-up
  * allowance (the short window's 429 reports the allowance still left); every other 429 is the
  * short window.
  */
 async function errorOf(response: Response): Promise<TempmailError> {
-  const text = await response.text();
+  // An error answer of the contract is small; a larger one is someone else's, kept to its status.
+  const text = (await readBounded(response, ERROR_ANSWER_BYTES)) ?? '';
   let parsed: { error?: { code?: string; message?: string; request_id?: string; details?: ErrorDetail[] } } = {};
   try {
-    parsed = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null) parsed = value;
   } catch {
     // Not the contract's shape (a proxy in between): keep the status and the text.
   }

@@ -185,4 +185,47 @@ process.stdout.write(JSON.stringify(await (async () => { ${body} })()));
     expect(cli.output).toContain(`redirected to ${other.origin}/v1/emails/eml_0000000000000000`);
     expect(reachedOther).toEqual([]);
   });
+
+  it('takes a 2xx that is not the documented JSON for an error naming what was wrong, and reads no more than its bound of a body', async () => {
+    const item = { id: 'msg_0000000000000000', email_id: 'eml_0000000000000000', from: 'a@b.example', subject: 's', received_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T00:15:00Z', size_bytes: 1, attachment_count: 0, source_path: '/v1/messages/msg_0000000000000000/source' };
+    const bodies: Record<string, string | Buffer> = {
+      '/v1/usage': '<html>Sign in to the hotel Wi-Fi</html>',
+      '/v1/emails/eml_0000000000000001': JSON.stringify([{ data: {} }]),
+      '/v1/emails/eml_0000000000000002': JSON.stringify({ email: { id: 'eml_0000000000000002' } }),
+      '/v1/emails/eml_0000000000000003': JSON.stringify({ data: { id: 'eml_0000000000000003', local_part: 'x', domain: 'd.example', status: 'active', created_at: '', expires_at: '' } }),
+      '/v1/emails/eml_0000000000000004/messages?limit=100': JSON.stringify({ data: [{ ...item, to: 'not a list' }], pagination: { has_more: false } }),
+      '/v1/domains': JSON.stringify({ data: [], pagination: { has_more: true } }),
+      '/v1/emails/eml_0000000000000005': Buffer.alloc(9 * 1024 * 1024, 0x20),
+    };
+    answer = (request, response) => {
+      response.writeHead(200, { 'content-type': request.url === '/v1/usage' ? 'text/html' : 'application/json' });
+      // Written in two parts, without Content-Length (chunked): the bound holds on what arrives, not on what is declared.
+      const body = bodies[request.url ?? ''];
+      response.write(typeof body === 'string' ? body : body!.subarray(0, 1024));
+      response.end(typeof body === 'string' ? undefined : body!.subarray(1024));
+    };
+    const outcome = (await script(
+      'bodies.mjs',
+      `return [
+        await caught(tempmail.getUsage()),
+        await caught(tempmail.getEmail('eml_0000000000000001')),
+        await caught(tempmail.getEmail('eml_0000000000000002')),
+        await caught(tempmail.getEmail('eml_0000000000000003')),
+        await caught(tempmail.listMessages('eml_0000000000000004', { limit: 100 })),
+        await caught(tempmail.listDomains()),
+        await caught(tempmail.getEmail('eml_0000000000000005')),
+      ];`,
+    )) as { name: string; message: string; client: boolean }[];
+    const whys = [
+      'not JSON (text/html',
+      'not an object with `data`',
+      'not an object with `data`',
+      'without the required field data.address (a string)',
+      'without the required field data[0].to (an array)',
+      'without the required field pagination.next_cursor (a string)',
+      'larger than 8388608 bytes',
+    ];
+    expect(outcome.map(({ name, client }) => ({ name, client }))).toEqual(whys.map(() => ({ name: 'UnexpectedResponseError', client: true })));
+    outcome.forEach(({ message }, index) => expect(message).toContain(whys[index]));
+  });
 });
