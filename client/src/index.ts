@@ -35,7 +35,8 @@ export {
 export { extractCode, extractCodes, extractLink, extractLinks, type ExtractableMessage } from './extract';
 export { decodeEntities, htmlToText } from './html-text';
 export { parseFrom, type Sender } from './parse-from';
-export { defaultRetryPolicy, type RetryPolicy } from './retry-policy';
+export { MAX_JSON_ANSWER_BYTES } from './read-json-answer';
+export { MAX_RETRY_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from './retry-policy';
 export { asAttachmentId, asEmailId, asMessageId } from './types';
 export type { Attachment, AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Pagination, Usage } from './types';
 export { waitForMessage, waitForMessages, type CallOptions, type Mark, type MessageMatch, type TextMatcher, type WaitingClient, type WaitOptions } from './wait-for-message';

@@ -1,4 +1,5 @@
 import { AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, WaitTimeoutError } from './errors';
+import { retryAfterMs } from './retry-policy';
 import type { EmailId, Message, MessageId, MessageListItem, Page, PageQuery } from './types';
 
 /** A text test: a substring (case-insensitive) or a regular expression. */
@@ -161,7 +162,7 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
 
   try {
     for (;;) {
-      let retryAfterMs = 0;
+      let retryAfterWait = 0;
       try {
         let cursor: string | undefined;
         const arrivals: MessageListItem[] = [];
@@ -207,11 +208,11 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
       } catch (error) {
         if (!isPassing(error) || signal?.aborted) throw error;
         lastError = error;
-        if (error instanceof RateLimitedError && error.retryAfter !== undefined) retryAfterMs = error.retryAfter * 1000;
+        if (error instanceof RateLimitedError) retryAfterWait = retryAfterMs(error.retryAfter);
       }
       const remaining = deadline - client.now();
       if (remaining <= 0) throw timeout('deadline');
-      await sleepFor(client, Math.min(Math.max(interval, retryAfterMs), remaining), signal);
+      await sleepFor(client, Math.min(Math.max(interval, retryAfterWait), remaining), signal);
       interval = Math.min(maxIntervalMs, interval * 1.5);
     }
   } finally {

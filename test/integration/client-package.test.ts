@@ -228,4 +228,25 @@ process.stdout.write(JSON.stringify(await (async () => { ${body} })()));
     expect(outcome.map(({ name, client }) => ({ name, client }))).toEqual(whys.map(() => ({ name: 'UnexpectedResponseError', client: true })));
     outcome.forEach(({ message }, index) => expect(message).toContain(whys[index]));
   });
+
+  it('waits at most a minute on a Retry-After of 100000 seconds, and never past a wait\'s deadline', async () => {
+    answer = (request, response) => {
+      response.writeHead(request.url === '/v1/domains' ? 503 : 429, { 'content-type': 'application/json', 'retry-after': '100000', 'ratelimit-remaining': '50' });
+      response.end(JSON.stringify({ error: { code: request.url === '/v1/domains' ? 'service_unavailable' : 'rate_limit_exceeded', message: 'later', request_id: 'req_0123456789abcdef0123' } }));
+    };
+    const outcome = (await script(
+      'retry-after.mjs',
+      `let now = 0;
+      const sleeps = [];
+      const patient = new sdk.TempmailClient({ apiKey: 'tm_hostile_test_key_0000000000', baseUrl: process.env.HOSTILE_API, now: () => now, sleep: async (ms) => { sleeps.push(ms); now += ms; }, random: () => 0.5, retry: { maxRateLimitRetries: 2, maxServerRetries: 1 } });
+      const call = await caught(patient.getUsage());
+      const callSleeps = sleeps.splice(0);
+      const server = await caught(patient.listDomains());
+      const serverSleeps = sleeps.splice(0);
+      const wait = await caught(patient.waitForMessage('eml_0000000000000000', { timeoutMs: 90000 }));
+      const started = now - sleeps.reduce((sum, ms) => sum + ms, 0);
+      return { call: call.name, callSleeps, server: server.name, serverSleeps, wait: wait.name, waitSleeps: sleeps, waitEnded: now - started };`,
+    )) as Record<string, unknown>;
+    expect(outcome).toEqual({ call: 'RateLimitedError', callSleeps: [60_000, 60_000], server: 'ServiceUnavailableError', serverSleeps: [60_000], wait: 'WaitTimeoutError', waitSleeps: [60_000, 30_000], waitEnded: 90_000 });
+  });
 });
