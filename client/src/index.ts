@@ -32,7 +32,7 @@ export {
   type ErrorDetail,
   type ForeignErrorCode,
 } from './errors';
-export { extractCode, extractCodes, extractLink, extractLinks, type ExtractableMessage } from './extract';
+export { MAX_EXTRACT_CHARS, extractCode, extractCodes, extractLink, extractLinks, type ExtractableMessage } from './extract';
 export { decodeEntities, htmlToText } from './html-text';
 export { parseFrom, type Sender } from './parse-from';
 export { MAX_JSON_ANSWER_BYTES } from './read-json-answer';
