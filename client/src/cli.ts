@@ -96,7 +96,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     return await run(client, args, io);
   } catch (error) {
     if (error instanceof WaitTimeoutError) {
-      report('timeout', error.message, { reason: error.reason, requests: error.requests });
+      report('timeout', error.message, { reason: error.reason, requests: error.requests, ...error.report });
       return exitCodes.timedOut;
     }
     if (error instanceof UsageError) {

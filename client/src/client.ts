@@ -3,7 +3,7 @@ import { Inbox } from './inbox';
 import { readBounded, readJsonAnswer, shapes, type AnswerShape } from './read-json-answer';
 import { defaultRetryPolicy, delayBeforeRetry, retryAfterOf, type RetryPolicy } from './retry-policy';
 import type { AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Usage } from './types';
-import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitOptions } from './wait-for-message';
+import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitForMessagesOptions, type WaitOptions } from './wait-for-message';
 
 /** The default address of the service: the local one that `npm start` runs. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -162,8 +162,8 @@ export class TempmailClient {
     return waitForMessage(this, emailId, options);
   }
 
-  /** Waits for `count` new matching messages and returns them oldest first. */
-  waitForMessages(emailId: EmailId, options: WaitOptions & { count: number }): Promise<Message[]> {
+  /** Waits for `count` new matching messages and returns them oldest first; `exact` fails on more. */
+  waitForMessages(emailId: EmailId, options: WaitForMessagesOptions): Promise<Message[]> {
     return waitForMessages(this, emailId, options);
   }
 
