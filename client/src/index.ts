@@ -41,6 +41,6 @@ export { MAX_JSON_ANSWER_BYTES } from './read-json-answer';
 export { MAX_RETRY_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from './retry-policy';
 export { asAttachmentId, asEmailId, asMessageId } from './types';
 export type { Attachment, AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Pagination, Usage } from './types';
-export { waitForMessage, waitForMessages, type CallOptions, type Mark, type MessageMatch, type TextMatcher, type WaitForMessagesOptions, type WaitingClient, type WaitOptions } from './wait-for-message';
+export { waitForMessage, waitForMessages, worstCaseRequests, type CallOptions, type Mark, type MessageMatch, type TextMatcher, type WaitForMessagesOptions, type WaitingClient, type WaitOptions } from './wait-for-message';
 export type { Criterion, Rejection, WaitReport } from './wait-report';
 export type { components, operations, paths } from './generated/openapi';

@@ -39,8 +39,14 @@ export interface WaitOptions extends CallOptions {
   after?: Mark;
   /** Ignore messages whose server `received_at` is before this instant (the server's clock against yours: prefer `after`). */
   since?: Date;
-  /** The most HTTP requests this wait may send; reaching it ends the wait with `WaitTimeoutError` (`reason: 'budget'`). */
+  /**
+   * The most HTTP requests this wait may send. A wait whose worst case (`worstCaseRequests`: its
+   * polls within the deadline, and a read per message it returns) exceeds it is refused at the
+   * call with a `RangeError`, before any request, unless `stopAtBudget` is given.
+   */
   maxRequests?: number;
+  /** Start even when the worst case exceeds `maxRequests`: reaching it then ends the wait with `WaitTimeoutError` (`reason: 'budget'`). */
+  stopAtBudget?: boolean;
   /** The wait after the first empty poll; it grows 1.5 times per poll up to `maxIntervalMs`. Default 1 000. */
   initialIntervalMs?: number;
   /** Default 5 000. */
@@ -157,6 +163,17 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
   const { count, maxRequests, signal } = options;
   if (!Number.isInteger(count) || count < 1) throw new TypeError(`count must be an integer of at least 1, got ${String(count)}`);
   if (maxRequests !== undefined && (!Number.isInteger(maxRequests) || maxRequests < 1)) throw new TypeError(`maxRequests must be an integer of at least 1, got ${String(maxRequests)}`);
+  const initialIntervalMs = positiveMs(options.initialIntervalMs ?? 1_000, 'initialIntervalMs');
+  const maxIntervalMs = positiveMs(options.maxIntervalMs ?? 5_000, 'maxIntervalMs');
+  if (maxRequests !== undefined && !options.stopAtBudget) {
+    const worst = worstCaseRequests({ timeoutMs, initialIntervalMs, maxIntervalMs, count });
+    if (worst > maxRequests) {
+      throw new RangeError(
+        `maxRequests ${maxRequests} is below this wait's worst case of ${worst} requests (${worst - count} polls in ${timeoutMs} ms on its schedule, and ${count} read${count === 1 ? '' : 's'}): ` +
+          'give a shorter timeoutMs or a longer initialIntervalMs/maxIntervalMs, or stopAtBudget: true to let the budget end the wait early',
+      );
+    }
+  }
   if (options.after && options.after.emailId !== emailId) throw new TypeError(`The mark was taken of ${options.after.emailId}, not of ${emailId}`);
   signal?.throwIfAborted();
 
@@ -173,8 +190,7 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
   const found: Message[] = [];
   let requests = 0;
   let lastError: unknown;
-  let interval = options.initialIntervalMs ?? 1_000;
-  const maxIntervalMs = options.maxIntervalMs ?? 5_000;
+  let interval = initialIntervalMs;
 
   const timeout = (reason: 'deadline' | 'budget') => {
     const now = client.now();
@@ -261,6 +277,23 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
   } finally {
     options.onSpent?.(requests);
   }
+}
+
+/**
+ * The most requests a wait can send, from its deadline and poll schedule: one list request per
+ * poll that falls before the deadline (at once, then after `initialIntervalMs`, growing 1.5 times
+ * a poll up to `maxIntervalMs`), and one read per message it returns. Beyond this only what the
+ * inbox holds adds to it: a further page per 100 new mails in one poll, and with `body` or
+ * `where` one read per arrival that passes the other matchers. The defaults give 9 polls in
+ * 30 s (10 requests with the read of the mail found) and 15 in 60 s.
+ */
+export function worstCaseRequests(options: { timeoutMs?: number; initialIntervalMs?: number; maxIntervalMs?: number; count?: number } = {}): number {
+  const timeoutMs = positiveMs(options.timeoutMs ?? 30_000, 'timeoutMs');
+  let interval = positiveMs(options.initialIntervalMs ?? 1_000, 'initialIntervalMs');
+  const maxIntervalMs = positiveMs(options.maxIntervalMs ?? 5_000, 'maxIntervalMs');
+  let polls = 0;
+  for (let at = 0; at < timeoutMs; at += interval, interval = Math.min(maxIntervalMs, interval * 1.5)) polls++;
+  return polls + (options.count ?? 1);
 }
 
 /** A failure a wait polls through: a 5xx, a network failure or time-out, the short window's 429. */

@@ -120,7 +120,10 @@ describe('the tempmail CLI against npm start', () => {
   });
 
   it('ends a wait at its request budget with exit 2, reporting the requests spent', async () => {
-    const result = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--subject', 'never sent', '--json']);
+    const refused = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--since', 'now']);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain("--max-requests 2 is below this wait's worst case of 16 requests (--timeout 60s)");
+    const result = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--stop-at-budget', '--subject', 'never sent', '--json']);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toMatchObject({ error: { kind: 'timeout', reason: 'budget', requests: 2 } });
     expect((await run(['messages', 'wait', emailId, '--max-requests', '0'])).code).toBe(64);

@@ -125,6 +125,7 @@ const required = require('@tempmail/client');`,
     // The runner and its Chromium keep the real clock (Chromium crawls under libfaketime); the service's may be shifted.
     const result = await run('npx', ['playwright', 'test'], app, { CHROMIUM_PATH: chromiumPath }, { realClock: true });
     expect(result.output).toMatch(/1 passed/);
+    expect(result.output).toMatch(/tempmail: \d+ requests spent by ".+" \(1 create, \d+ by waits and marks\)/);
     expect(result.code).toBe(0);
   }, 90_000);
 });

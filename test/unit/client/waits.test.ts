@@ -8,6 +8,7 @@ import {
   TempmailClient,
   TempmailNetworkError,
   UnexpectedMessageError,
+  worstCaseRequests,
   WaitTimeoutError,
   operationMethods,
   type Message,
@@ -193,7 +194,7 @@ describe('waits hold their deadline', () => {
 
   it('spends at most maxRequests, and reports what a wait spent', async () => {
     const { client, requests } = service();
-    const failure: WaitTimeoutError = await client.waitForMessage(EMAIL, { maxRequests: 3 }).catch((caught) => caught);
+    const failure: WaitTimeoutError = await client.waitForMessage(EMAIL, { maxRequests: 3, stopAtBudget: true }).catch((caught) => caught);
     expect(failure).toMatchObject({ reason: 'budget', requests: 3 });
     expect(requests).toHaveLength(3);
 
@@ -343,5 +344,26 @@ describe('absence and exact counts', () => {
     for (const n of [1, 2, 3]) second.arrive(`Invite ${n}`);
     expect((await second.client.waitForMessages(EMAIL, { count: 2, match: { subject: 'invite' } })).map(({ subject }) => subject)).toEqual(['Invite 1', 'Invite 2']);
     expect((await inboxOf(second.client).waitForMessages(1, { subject: 'invite' }, { exact: true })).map(({ subject }) => subject)).toEqual(['Invite 3']);
+  });
+});
+
+describe('what a wait costs', () => {
+  it('has a worst case that follows from its deadline and schedule, within a free plan for a 30-second wait', () => {
+    expect(worstCaseRequests()).toBe(10); // 9 polls in 30 s and the read of the mail found
+    expect(worstCaseRequests({ timeoutMs: 60_000 })).toBe(16);
+    expect(worstCaseRequests({ timeoutMs: 30_000, count: 3 })).toBe(12);
+    expect(worstCaseRequests({ timeoutMs: 30_000, initialIntervalMs: 5_000 })).toBe(7);
+  });
+
+  it('refuses to start a wait whose worst case exceeds maxRequests, before any request, unless stopAtBudget', async () => {
+    const { client, requests } = service();
+    const refused = await client.waitForMessage(EMAIL, { timeoutMs: 30_000, maxRequests: 9 }).catch((caught) => caught);
+    expect(refused).toBeInstanceOf(RangeError);
+    expect(refused.message).toBe(
+      "maxRequests 9 is below this wait's worst case of 10 requests (9 polls in 30000 ms on its schedule, and 1 read): give a shorter timeoutMs or a longer initialIntervalMs/maxIntervalMs, or stopAtBudget: true to let the budget end the wait early",
+    );
+    expect(requests).toHaveLength(0);
+    const quiet: WaitTimeoutError = await client.waitForMessage(EMAIL, { timeoutMs: 30_000, maxRequests: 10 }).catch((caught) => caught);
+    expect(quiet).toMatchObject({ reason: 'deadline', requests: 9 });
   });
 });
