@@ -5,7 +5,7 @@ export interface ParsedArgs {
 }
 
 /** Options that take no value. */
-const flags = new Set(['json', 'help', 'version', 'raw']);
+const flags = new Set(['json', 'help', 'version', 'raw', 'stop-at-budget']);
 
 /**
  * Splits argv; `--name=value` and `--name value` both work; flags take no value. `-h` is

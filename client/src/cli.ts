@@ -5,6 +5,7 @@ import { closest, parseArgs, parseDuration, printable, UsageError, type ParsedAr
 import { TempmailError, WaitTimeoutError } from './errors';
 import { extractCode, extractLink } from './extract';
 import { asAttachmentId, asEmailId, asMessageId, type EmailId, type FileBody, type Message, type MessageListItem } from './types';
+import { worstCaseRequests } from './wait-for-message';
 
 /** Exit statuses: documented in client/README.md, docs/end-to-end-testing.md and `tempmail --help`. */
 export const exitCodes = { ok: 0, error: 1, timedOut: 2, usage: 64 } as const;
@@ -14,7 +15,7 @@ const commandOptions: Record<string, string[]> = {
   'inbox create': ['local-part', 'domain', 'format'],
   'inbox show': [],
   'messages list': [],
-  'messages wait': ['timeout', 'max-requests', 'subject', 'from', 'to', 'body', 'since', 'extract'],
+  'messages wait': ['timeout', 'max-requests', 'stop-at-budget', 'subject', 'from', 'to', 'body', 'since', 'extract'],
   'message show': [],
   'message source': ['out', 'raw'],
   'message attachment': ['out', 'raw'],
@@ -28,7 +29,7 @@ const help = `tempmail: the tempmail API from the command line
   tempmail inbox create [--local-part X] [--domain D] [--format env]
   tempmail inbox show EMAIL_ID
   tempmail messages list EMAIL_ID
-  tempmail messages wait EMAIL_ID [--timeout 60s] [--max-requests N] [--since now|ISO|MESSAGE_ID]
+  tempmail messages wait EMAIL_ID [--timeout 60s] [--max-requests N [--stop-at-budget]] [--since now|ISO|MESSAGE_ID]
                          [--subject RE] [--from RE] [--to RE] [--body RE] [--extract code|link]
   tempmail message show MESSAGE_ID
   tempmail message source MESSAGE_ID [--out FILE | --raw]
@@ -39,7 +40,9 @@ const help = `tempmail: the tempmail API from the command line
 
 Environment: TEMPMAIL_API_KEY (required), TEMPMAIL_BASE_URL (default http://127.0.0.1:3000).
 --json prints the API's data as JSON for scripts. Every call but usage is a charged request;
-a wait polls (a 30-second wait that finds nothing costs 9 requests; --max-requests caps it).
+a wait polls (a 30-second wait that finds nothing costs 9 requests, a 60-second one 15); a wait
+whose worst case exceeds --max-requests is refused before any request, unless --stop-at-budget
+lets the budget end it early.
 Text printed to a terminal has its control characters removed; raw bytes go to a terminal
 only with --raw (or to a file with --out, or to a pipe).
 Exit status: 0 done (message found), 1 API or network error, 2 wait timed out (deadline or
@@ -96,7 +99,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     return await run(client, args, io);
   } catch (error) {
     if (error instanceof WaitTimeoutError) {
-      report('timeout', error.message, { reason: error.reason, requests: error.requests });
+      report('timeout', error.message, { reason: error.reason, requests: error.requests, ...error.report });
       return exitCodes.timedOut;
     }
     if (error instanceof UsageError) {
@@ -159,6 +162,10 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       const budget = option('max-requests');
       if (budget !== undefined && !/^[1-9]\d{0,5}$/.test(budget)) fail(`--max-requests takes a whole number from 1, got ${budget}`);
       const maxRequests = budget === undefined ? undefined : Number(budget);
+      const stopAtBudget = options.has('stop-at-budget');
+      // Refused before --since now takes its mark (itself a charged request).
+      const worst = worstCaseRequests({ timeoutMs });
+      if (maxRequests !== undefined && !stopAtBudget && worst > maxRequests) fail(`--max-requests ${maxRequests} is below this wait's worst case of ${worst} requests (--timeout ${option('timeout') ?? '60s'}); give a shorter --timeout, or --stop-at-budget to let the budget end the wait early`);
       const regex = (name: string) => {
         const source = option(name);
         if (source === undefined) return undefined;
@@ -176,7 +183,7 @@ async function run(client: TempmailClient, { words, options }: ParsedArgs, io: I
       let message: Message;
       let requests = 0;
       try {
-        message = await client.waitForMessage(emailId, { timeoutMs, maxRequests, match, ...after, onSpent: (spent) => (requests = spent) });
+        message = await client.waitForMessage(emailId, { timeoutMs, maxRequests, stopAtBudget, match, ...after, onSpent: (spent) => (requests = spent) });
       } finally {
         stop();
       }

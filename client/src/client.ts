@@ -1,8 +1,9 @@
-import { AllowanceExhaustedError, TempmailError, TempmailNetworkError, errorFor, type ErrorCode, type ErrorDetail, type ForeignErrorCode } from './errors';
+import { AllowanceExhaustedError, RedirectError, TempmailError, TempmailNetworkError, errorFor, type ErrorCode, type ErrorDetail, type ForeignErrorCode } from './errors';
 import { Inbox } from './inbox';
+import { readBounded, readJsonAnswer, shapes, type AnswerShape } from './read-json-answer';
 import { defaultRetryPolicy, delayBeforeRetry, retryAfterOf, type RetryPolicy } from './retry-policy';
 import type { AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Usage } from './types';
-import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitOptions } from './wait-for-message';
+import { positiveMs, sleepFor, takeMark, waitForMessage, waitForMessages, type CallOptions, type Mark, type WaitForMessagesOptions, type WaitOptions } from './wait-for-message';
 
 /** The default address of the service: the local one that `npm start` runs. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
@@ -105,17 +106,17 @@ export class TempmailClient {
    */
   async createEmail(body: CreateEmailRequest = {}, options: CallOptions & { idempotencyKey?: string } = {}): Promise<Email> {
     const idempotencyKey = options.idempotencyKey ?? this.newKey();
-    return (await this.json<{ data: Email }>('POST', '/v1/emails', { ...options, body, idempotencyKey })).data;
+    return (await this.json<{ data: Email }>('POST', '/v1/emails', shapes.email, { ...options, body, idempotencyKey })).data;
   }
 
   /** `GET /v1/emails/{email_id}`. */
   async getEmail(emailId: EmailId, options: CallOptions = {}): Promise<Email> {
-    return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`, options)).data;
+    return (await this.json<{ data: Email }>('GET', `/v1/emails/${segment(emailId)}`, shapes.email, options)).data;
   }
 
   /** `GET /v1/emails/{email_id}/messages`: one page, newest first. */
   listMessages(emailId: EmailId, query: PageQuery = {}, options: RequestOptions = {}): Promise<Page<MessageListItem>> {
-    return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, { ...options, query: { ...query } });
+    return this.json('GET', `/v1/emails/${segment(emailId)}/messages`, shapes.messages, { ...options, query: { ...query } });
   }
 
   /** Every message of an email, page after page (each page is a charged request). */
@@ -125,7 +126,7 @@ export class TempmailClient {
 
   /** `GET /v1/messages/{message_id}`. */
   async getMessage(messageId: MessageId, options: RequestOptions = {}): Promise<Message> {
-    return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`, options)).data;
+    return (await this.json<{ data: Message }>('GET', `/v1/messages/${segment(messageId)}`, shapes.message, options)).data;
   }
 
   /** `GET /v1/messages/{message_id}/source`: the raw RFC 822 bytes as received. */
@@ -140,7 +141,7 @@ export class TempmailClient {
 
   /** `GET /v1/domains`: one page. */
   listDomains(query: PageQuery = {}, options: CallOptions = {}): Promise<Page<Domain>> {
-    return this.json('GET', '/v1/domains', { ...options, query: { ...query } });
+    return this.json('GET', '/v1/domains', shapes.domains, { ...options, query: { ...query } });
   }
 
   /** Every domain, page after page. */
@@ -150,7 +151,7 @@ export class TempmailClient {
 
   /** `GET /v1/usage` (never charged). */
   async getUsage(options: CallOptions = {}): Promise<Usage> {
-    return (await this.json<{ data: Usage }>('GET', '/v1/usage', options)).data;
+    return (await this.json<{ data: Usage }>('GET', '/v1/usage', shapes.usage, options)).data;
   }
 
   /**
@@ -161,8 +162,8 @@ export class TempmailClient {
     return waitForMessage(this, emailId, options);
   }
 
-  /** Waits for `count` new matching messages and returns them oldest first. */
-  waitForMessages(emailId: EmailId, options: WaitOptions & { count: number }): Promise<Message[]> {
+  /** Waits for `count` new matching messages and returns them oldest first; `exact` fails on more. */
+  waitForMessages(emailId: EmailId, options: WaitForMessagesOptions): Promise<Message[]> {
     return waitForMessages(this, emailId, options);
   }
 
@@ -205,9 +206,10 @@ export class TempmailClient {
     for await (const page of this.pages(fetchPage)) yield* page.data;
   }
 
-  private async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  /** One JSON operation: its answer read within a bound and checked against the document's shape. */
+  private async json<T>(method: string, path: string, shape: AnswerShape, options: RequestOptions = {}): Promise<T> {
     const response = await this.send(method, path, options);
-    return (await response.json()) as T;
+    return readJsonAnswer<T>(response, shape, `${method} ${path} at ${new URL(this.baseUrl).origin}`);
   }
 
   private async file(path: string, options: CallOptions): Promise<FileBody> {
@@ -238,7 +240,8 @@ export class TempmailClient {
       let response: Response;
       const timeout = AbortSignal.timeout(timeoutMs);
       try {
-        const init: RequestInit = { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
+        // The contract never redirects: a redirect is reported, never followed (see RedirectError).
+        const init: RequestInit = { method, headers, body, redirect: 'manual', signal: signal ? AbortSignal.any([signal, timeout]) : timeout };
         if (this.dispatcher) init.dispatcher = this.dispatcher;
         response = await this.fetchImpl(url, init);
       } catch (cause) {
@@ -250,6 +253,7 @@ export class TempmailClient {
         continue;
       }
       if (response.ok) return response;
+      if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) throw await redirectOf(response, method, path, url);
 
       const error = await errorOf(response);
       const retryAfter = retryAfterOf(response.headers);
@@ -268,16 +272,21 @@ export class TempmailClient {
   }
 }
 
+/** The most bytes of an error answer read (the contract's are well under 4 KiB). */
+const ERROR_ANSWER_BYTES = 64 * 1024;
+
 /**
  * The typed error of a non-2xx answer. A 429 whose `RateLimit-Remaining` is 0 is the used-up
  * allowance (the short window's 429 reports the allowance still left); every other 429 is the
  * short window.
  */
 async function errorOf(response: Response): Promise<TempmailError> {
-  const text = await response.text();
+  // An error answer of the contract is small; a larger one is someone else's, kept to its status.
+  const text = (await readBounded(response, ERROR_ANSWER_BYTES)) ?? '';
   let parsed: { error?: { code?: string; message?: string; request_id?: string; details?: ErrorDetail[] } } = {};
   try {
-    parsed = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null) parsed = value;
   } catch {
     // Not the contract's shape (a proxy in between): keep the status and the text.
   }
@@ -286,6 +295,28 @@ async function errorOf(response: Response): Promise<TempmailError> {
   const code: ErrorCode | ForeignErrorCode = (error.code as ErrorCode | undefined) ?? `http_${response.status}`;
   const message = error.message ?? (text.slice(0, 200) || `HTTP ${response.status}`);
   return errorFor(response.status, code, message, requestId, error.details ?? [], retryAfterOf(response.headers), response.headers.get('ratelimit-remaining'));
+}
+
+/** The error of a 3xx answer, naming where it pointed; its body is discarded unread. */
+async function redirectOf(response: Response, method: string, path: string, url: URL): Promise<RedirectError> {
+  await response.body?.cancel().catch(() => undefined);
+  const status = response.type === 'opaqueredirect' ? 0 : response.status;
+  const raw = response.headers.get('location');
+  let location: string | undefined;
+  if (raw !== null) {
+    try {
+      location = new URL(raw, url).href.slice(0, 2048);
+    } catch {
+      location = raw.slice(0, 2048);
+    }
+  }
+  const where = location === undefined ? 'somewhere it did not name' : location;
+  return new RedirectError(
+    status,
+    `${method} ${path} at ${url.origin} answered ${status || 'a redirect'}, redirected to ${where}; the API never redirects, so the client did not follow it (the key and the request stay with ${url.origin}). Check the base URL (TEMPMAIL_BASE_URL): is it the service's, with the scheme it serves?`,
+    response.headers.get('x-request-id') ?? undefined,
+    location,
+  );
 }
 
 /** The service's origin (and any path prefix); a path ending in `/v1` is a mistake the client explains. */

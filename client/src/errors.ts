@@ -1,5 +1,6 @@
 import type { components } from './generated/openapi';
 import type { EmailId } from './types';
+import { describeRejection, type WaitReport } from './wait-report';
 
 type Schemas = components['schemas'];
 
@@ -92,6 +93,34 @@ export class ServiceUnavailableError extends TempmailError {
   override name = 'ServiceUnavailableError';
 }
 
+/**
+ * An answer the contract never gives: a 2xx whose body is not the documented JSON (not JSON, not
+ * an object with `data`, a required field missing, larger than any answer of the service), or a
+ * redirect. Something stands between the client and the service (a proxy, a captive portal, a
+ * load balancer sending http to https), or the base URL is not the service's. Never retried.
+ */
+export class UnexpectedResponseError extends TempmailError {
+  override name = 'UnexpectedResponseError';
+}
+
+/**
+ * A 3xx answer. The contract never redirects, so the client follows none: following would send
+ * the API key (or a create's body, turned into a GET by a 302) to wherever `Location` points, and
+ * take that host's answer for the service's. `location` is where it pointed, resolved against the
+ * request's URL (undefined when the answer named none or a browser hid it).
+ */
+export class RedirectError extends UnexpectedResponseError {
+  override name = 'RedirectError';
+  constructor(
+    status: number,
+    message: string,
+    requestId: string | undefined,
+    readonly location: string | undefined,
+  ) {
+    super(status, `http_${status}`, message, requestId);
+  }
+}
+
 /** The short-window limit still refused the request after the client's own retries. */
 export class RateLimitedError extends TempmailError {
   override name = 'RateLimitedError';
@@ -152,25 +181,54 @@ export class TempmailNetworkError extends Error {
   }
 }
 
-/** A wait reached its deadline (`reason: 'deadline'`) or its request budget (`'budget'`) without the messages it waited for. */
+/**
+ * A wait reached its deadline (`reason: 'deadline'`) or its request budget (`'budget'`) without the
+ * messages it waited for. Its message explains the miss: the criteria, the deadline, the polls
+ * and requests spent, how many mails arrived in the window, and for each that did not match the
+ * first criterion it failed, and how many expired meanwhile. It never holds a key or a mail body.
+ */
 export class WaitTimeoutError extends Error {
   override name = 'WaitTimeoutError';
+  /** Subjects of the messages that arrived but did not match, newest first. */
+  readonly seenSubjects: string[];
   constructor(
     readonly emailId: EmailId,
     readonly timeoutMs: number,
     /** HTTP requests the wait sent (list pages and whole-message reads). */
     readonly requests: number,
-    /** Subjects of the messages that arrived but did not match, newest first (to explain a miss). */
-    readonly seenSubjects: string[],
+    readonly report: WaitReport,
     readonly reason: 'deadline' | 'budget' = 'deadline',
     options?: { cause?: unknown },
   ) {
+    const { rejected } = report;
+    const lines = rejected.slice(-20).map((rejection) => `\n  ${describeRejection(rejection)}`).join('');
     super(
-      `No matching message arrived at ${emailId} ${reason === 'budget' ? `before the wait's request budget was spent` : `within ${timeoutMs} ms`} (${requests} requests; ` +
-        (seenSubjects.length ? `did not match: ${seenSubjects.map((subject) => JSON.stringify(subject)).join(', ')})` : 'none arrived)') +
-        (options?.cause instanceof Error ? `; last error: ${options.cause.message}` : ''),
+      `No matching message arrived at ${emailId} ${reason === 'budget' ? `before the wait's request budget was spent` : `within ${timeoutMs} ms`} ` +
+        `(waited for: ${report.criteria}; deadline ${report.deadline}; ${report.polls} polls, ${requests} requests; ` +
+        `${report.arrived} arrived in the window, ${rejected.length} did not match, ${report.expired} expired meanwhile)` +
+        (options?.cause instanceof Error ? `; last error: ${options.cause.message}` : '') +
+        (rejected.length > 20 ? `\n  … ${rejected.length - 20} earlier ones not listed` : '') +
+        lines,
       options,
     );
+    this.seenSubjects = rejected.map((rejection) => rejection.subject).reverse();
+  }
+}
+
+/**
+ * A matching message arrived where none (or no more) should: `expectNoMessage` saw one in its
+ * window, or `waitForMessages({ exact: true })` saw more than its `count`. Names each such mail
+ * by subject, sender and received time (never its body).
+ */
+export class UnexpectedMessageError extends Error {
+  override name = 'UnexpectedMessageError';
+  constructor(
+    readonly emailId: EmailId,
+    /** The mails that should not have arrived. */
+    readonly messages: { id: string; subject: string; from: string; receivedAt: string }[],
+    expectation: string,
+  ) {
+    super(`${expectation}, but ${messages.map((message) => `${JSON.stringify(message.subject)} from ${JSON.stringify(message.from)} arrived at ${message.receivedAt}`).join('; ')} (${emailId})`);
   }
 }
 
@@ -201,5 +259,7 @@ export const isRateLimited = (error: unknown): error is RateLimitedError => erro
 export const isAllowanceExhausted = (error: unknown): error is AllowanceExhaustedError => error instanceof AllowanceExhaustedError;
 /** A wait that reached its deadline or its request budget. */
 export const isWaitTimeout = (error: unknown): error is WaitTimeoutError => error instanceof WaitTimeoutError;
+/** A matching message where none (or no more) should be. */
+export const isUnexpectedMessage = (error: unknown): error is UnexpectedMessageError => error instanceof UnexpectedMessageError;
 /** The service could not be reached. */
 export const isNetworkError = (error: unknown): error is TempmailNetworkError => error instanceof TempmailNetworkError;

@@ -1,6 +1,8 @@
 import type { TempmailClient } from './client';
+import { UnexpectedMessageError, WaitTimeoutError } from './errors';
 import { extractCode, extractLink } from './extract';
 import type { Email, EmailId, Message } from './types';
+import { describeCriteria } from './wait-report';
 import { messageMatches, type CallOptions, type Mark, type MessageMatch, type WaitOptions } from './wait-for-message';
 
 /** Options of an inbox's wait: the client's wait options without `match` (given apart). */
@@ -45,8 +47,8 @@ export class Inbox {
     return (await this.waitForMessages(1, match, options))[0]!;
   }
 
-  /** Waits for `count` new matching messages, oldest first. */
-  async waitForMessages(count: number, match: MessageMatch = {}, options: InboxWaitOptions = {}): Promise<Message[]> {
+  /** Waits for `count` new matching messages, oldest first; with `exact`, more than `count` in the poll that completes them fails. */
+  async waitForMessages(count: number, match: MessageMatch = {}, options: InboxWaitOptions & { exact?: boolean } = {}): Promise<Message[]> {
     const merged = { ...this.defaults(), ...options };
     const returned = this.client.returnedIds(this.id);
     const inHand = this.kept.filter((message) => !returned.has(message.id) && messageMatches(message, match, merged)).slice(0, count);
@@ -69,6 +71,25 @@ export class Inbox {
       },
     });
     return [...inHand, ...more];
+  }
+
+  /**
+   * Passes when no new matching message arrives for `forMs` (polling through the window on the
+   * wait's schedule); fails with `UnexpectedMessageError` naming the mail that arrived (subject,
+   * sender, received time). A window cut short by `maxRequests` proves nothing: its
+   * `WaitTimeoutError` is thrown. The mail that arrived is not consumed: a later wait returns it.
+   */
+  async expectNoMessage(match: MessageMatch = {}, options: Omit<InboxWaitOptions, 'timeoutMs'> & { forMs: number }): Promise<void> {
+    const { forMs, ...rest } = options;
+    let message: Message;
+    try {
+      message = await this.waitForMessage(match, { ...rest, timeoutMs: forMs });
+    } catch (error) {
+      if (error instanceof WaitTimeoutError && error.reason === 'deadline') return;
+      throw error;
+    }
+    this.client.returnedIds(this.id).delete(message.id);
+    throw new UnexpectedMessageError(this.id, [{ id: message.id, subject: message.subject, from: message.from, receivedAt: message.received_at }], `Expected no matching message (${describeCriteria({ ...rest, match })}) at ${this.address} for ${forMs} ms`);
   }
 
   /** Waits for a matching message and returns its verification code; throws when it holds none. */

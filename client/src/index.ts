@@ -11,9 +11,12 @@ export {
   PayloadTooLargeError,
   PolicyViolationError,
   RateLimitedError,
+  RedirectError,
   ServiceUnavailableError,
   TempmailError,
   TempmailNetworkError,
+  UnexpectedMessageError,
+  UnexpectedResponseError,
   WaitTimeoutError,
   errorCodes,
   isAllowanceExhausted,
@@ -23,6 +26,7 @@ export {
   isInvalidRequest,
   isNetworkError,
   isNotFound,
+  isUnexpectedMessage,
   isPolicyViolation,
   isRateLimited,
   isWaitTimeout,
@@ -30,11 +34,13 @@ export {
   type ErrorDetail,
   type ForeignErrorCode,
 } from './errors';
-export { extractCode, extractCodes, extractLink, extractLinks, type ExtractableMessage } from './extract';
+export { MAX_EXTRACT_CHARS, extractCode, extractCodes, extractLink, extractLinks, type ExtractableMessage } from './extract';
 export { decodeEntities, htmlToText } from './html-text';
 export { parseFrom, type Sender } from './parse-from';
-export { defaultRetryPolicy, type RetryPolicy } from './retry-policy';
+export { MAX_JSON_ANSWER_BYTES } from './read-json-answer';
+export { MAX_RETRY_WAIT_MS, defaultRetryPolicy, type RetryPolicy } from './retry-policy';
 export { asAttachmentId, asEmailId, asMessageId } from './types';
 export type { Attachment, AttachmentId, CreateEmailRequest, Domain, Email, EmailId, FileBody, Message, MessageId, MessageListItem, Page, PageQuery, Pagination, Usage } from './types';
-export { waitForMessage, waitForMessages, type CallOptions, type Mark, type MessageMatch, type TextMatcher, type WaitingClient, type WaitOptions } from './wait-for-message';
+export { waitForMessage, waitForMessages, worstCaseRequests, type CallOptions, type Mark, type MessageMatch, type TextMatcher, type WaitForMessagesOptions, type WaitingClient, type WaitOptions } from './wait-for-message';
+export type { Criterion, Rejection, WaitReport } from './wait-report';
 export type { components, operations, paths } from './generated/openapi';

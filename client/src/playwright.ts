@@ -48,10 +48,15 @@ export const test = base.extend<TempmailFixtures & TempmailOptions>({
     const defaults = (): Omit<WaitOptions, 'match'> =>
       testInfo.timeout > 0 ? { signal: teardown.signal, timeoutMs: Math.max(1, testInfo.timeout - (Date.now() - started) - MARGIN_MS) } : { signal: teardown.signal };
     const email = await tempmail.createEmail(tempmailInbox, { signal: teardown.signal });
+    const inbox = new Inbox(tempmail, email, defaults);
     try {
-      await use(new Inbox(tempmail, email, defaults));
+      await use(inbox);
     } finally {
       teardown.abort(new Error('The test ended'));
+      // What the test cost, on the test's output and as an annotation: each is a charged request (a free plan has 100 for life).
+      const spent = 1 + inbox.requests;
+      testInfo.annotations.push({ type: 'tempmail requests', description: String(spent) });
+      console.log(`tempmail: ${spent} requests spent by "${testInfo.title}" (1 create, ${inbox.requests} by waits and marks)`);
     }
   },
 });

@@ -21,11 +21,24 @@ export function fullJitter(retry: number, policy: RetryPolicy, random: () => num
 }
 
 /**
+ * The longest the client waits before one retry, whatever `Retry-After` says: the contract's short
+ * window is one minute, so a longer `Retry-After` is not the short window's (a proxy's, or a
+ * mistake), and a caller must not hang on it for a day.
+ */
+export const MAX_RETRY_WAIT_MS = 60_000;
+
+/** `Retry-After` (seconds) as the milliseconds the client honours: at most `MAX_RETRY_WAIT_MS`. */
+export function retryAfterMs(retryAfterSeconds: number | undefined): number {
+  return Math.min(MAX_RETRY_WAIT_MS, (retryAfterSeconds ?? 0) * 1000);
+}
+
+/**
  * The wait before the next attempt: at least the service's `Retry-After` (seconds), plus the
- * jittered backoff on top so that clients told the same `Retry-After` spread out.
+ * jittered backoff on top so that clients told the same `Retry-After` spread out; never more than
+ * `MAX_RETRY_WAIT_MS`.
  */
 export function delayBeforeRetry(retry: number, retryAfterSeconds: number | undefined, policy: RetryPolicy, random: () => number): number {
-  return (retryAfterSeconds ?? 0) * 1000 + fullJitter(retry, policy, random);
+  return Math.min(MAX_RETRY_WAIT_MS, retryAfterMs(retryAfterSeconds) + fullJitter(retry, policy, random));
 }
 
 /** `Retry-After` as integer seconds (the contract sends integers, at least 1); undefined when absent or malformed. */

@@ -1,8 +1,10 @@
-import { AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, WaitTimeoutError } from './errors';
+import { AllowanceExhaustedError, NotFoundError, RateLimitedError, TempmailError, UnexpectedMessageError, WaitTimeoutError } from './errors';
+import { retryAfterMs } from './retry-policy';
 import type { EmailId, Message, MessageId, MessageListItem, Page, PageQuery } from './types';
 
-/** A text test: a substring (case-insensitive) or a regular expression. */
-export type TextMatcher = string | RegExp;
+import { describeCriteria, rejectionOf, type Criterion, type Rejection, type TextMatcher } from './wait-report';
+
+export type { TextMatcher };
 
 /** What every call takes: a cancellation and a time-out of each HTTP request (default 30 000 ms). */
 export interface CallOptions {
@@ -37,14 +39,27 @@ export interface WaitOptions extends CallOptions {
   after?: Mark;
   /** Ignore messages whose server `received_at` is before this instant (the server's clock against yours: prefer `after`). */
   since?: Date;
-  /** The most HTTP requests this wait may send; reaching it ends the wait with `WaitTimeoutError` (`reason: 'budget'`). */
+  /**
+   * The most HTTP requests this wait may send. A wait whose worst case (`worstCaseRequests`: its
+   * polls within the deadline, and a read per message it returns) exceeds it is refused at the
+   * call with a `RangeError`, before any request, unless `stopAtBudget` is given.
+   */
   maxRequests?: number;
+  /** Start even when the worst case exceeds `maxRequests`: reaching it then ends the wait with `WaitTimeoutError` (`reason: 'budget'`). */
+  stopAtBudget?: boolean;
   /** The wait after the first empty poll; it grows 1.5 times per poll up to `maxIntervalMs`. Default 1 000. */
   initialIntervalMs?: number;
   /** Default 5 000. */
   maxIntervalMs?: number;
   /** Told the requests the wait spent, whether it succeeded or not. */
   onSpent?: (requests: number) => void;
+}
+
+/** Options of `waitForMessages`. */
+export interface WaitForMessagesOptions extends WaitOptions {
+  count: number;
+  /** Fail with `UnexpectedMessageError` when the poll that completes `count` holds more matching mails than that. */
+  exact?: boolean;
 }
 
 /** The part of the client a wait uses. */
@@ -97,7 +112,21 @@ function isAfter(item: MessageListItem, options: WaitOptions): boolean {
 }
 
 function listMatches(match: MessageMatch, item: MessageListItem): boolean {
-  return matches(match.from, item.from) && matches(match.subject, item.subject) && (match.to === undefined || item.to.some((to) => matches(match.to, to)));
+  return listFailure(match, item) === undefined;
+}
+
+/** The first criterion a listed mail fails among those a listing can test, in the order misses are explained. */
+function listFailure(match: MessageMatch, item: MessageListItem): Criterion | undefined {
+  if (!matches(match.subject, item.subject)) return 'subject';
+  if (!matches(match.from, item.from)) return 'from';
+  if (match.to !== undefined && !item.to.some((to) => matches(match.to, to))) return 'to';
+  return undefined;
+}
+
+/** The first of `body` and `where` a whole message fails. */
+function wholeFailure(match: MessageMatch, message: Message): Criterion | undefined {
+  if (!matchesBody(match.body, message)) return 'body';
+  return match.where && !match.where(message) ? 'where' : undefined;
 }
 
 /** Whether a whole message passes every test of a wait (used for a message already in hand). */
@@ -128,12 +157,23 @@ export async function waitForMessage(client: WaitingClient, emailId: EmailId, op
 }
 
 /** Waits for `count` new matching messages and returns them oldest first. */
-export async function waitForMessages(client: WaitingClient, emailId: EmailId, options: WaitOptions & { count: number }): Promise<Message[]> {
+export async function waitForMessages(client: WaitingClient, emailId: EmailId, options: WaitForMessagesOptions): Promise<Message[]> {
   const timeoutMs = positiveMs(options.timeoutMs ?? 30_000, 'timeoutMs');
   const requestTimeoutMs = positiveMs(options.requestTimeoutMs ?? 30_000, 'requestTimeoutMs');
   const { count, maxRequests, signal } = options;
   if (!Number.isInteger(count) || count < 1) throw new TypeError(`count must be an integer of at least 1, got ${String(count)}`);
   if (maxRequests !== undefined && (!Number.isInteger(maxRequests) || maxRequests < 1)) throw new TypeError(`maxRequests must be an integer of at least 1, got ${String(maxRequests)}`);
+  const initialIntervalMs = positiveMs(options.initialIntervalMs ?? 1_000, 'initialIntervalMs');
+  const maxIntervalMs = positiveMs(options.maxIntervalMs ?? 5_000, 'maxIntervalMs');
+  if (maxRequests !== undefined && !options.stopAtBudget) {
+    const worst = worstCaseRequests({ timeoutMs, initialIntervalMs, maxIntervalMs, count });
+    if (worst > maxRequests) {
+      throw new RangeError(
+        `maxRequests ${maxRequests} is below this wait's worst case of ${worst} requests (${worst - count} polls in ${timeoutMs} ms on its schedule, and ${count} read${count === 1 ? '' : 's'}): ` +
+          'give a shorter timeoutMs or a longer initialIntervalMs/maxIntervalMs, or stopAtBudget: true to let the budget end the wait early',
+      );
+    }
+  }
   if (options.after && options.after.emailId !== emailId) throw new TypeError(`The mark was taken of ${options.after.emailId}, not of ${emailId}`);
   signal?.throwIfAborted();
 
@@ -141,15 +181,28 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
   const match = options.match ?? {};
   const needsWhole = match.body !== undefined || match.where !== undefined;
   const returned = client.returnedIds?.(emailId) ?? new Set<string>();
-  const rejected = new Map<string, string>();
+  const rejected = new Map<string, Rejection>();
+  /** The mails new to this wait in its window (after its mark and `since`, not returned before). */
+  const arrived = new Map<string, MessageListItem>();
+  const expired = new Set<string>();
   const seen = new Set<string>();
+  let polls = 0;
   const found: Message[] = [];
   let requests = 0;
   let lastError: unknown;
-  let interval = options.initialIntervalMs ?? 1_000;
-  const maxIntervalMs = options.maxIntervalMs ?? 5_000;
+  let interval = initialIntervalMs;
 
-  const timeout = (reason: 'deadline' | 'budget') => new WaitTimeoutError(emailId, timeoutMs, requests, [...rejected.values()].reverse(), reason, lastError === undefined ? undefined : { cause: lastError });
+  const timeout = (reason: 'deadline' | 'budget') => {
+    const now = client.now();
+    for (const item of arrived.values()) if (Date.parse(item.expires_at) <= now) expired.add(item.id);
+    const report = { criteria: describeCriteria({ ...options, count: count > 1 ? count : undefined }), deadline: new Date(deadline).toISOString(), polls, arrived: arrived.size, rejected: [...rejected.values()], expired: expired.size };
+    return new WaitTimeoutError(emailId, timeoutMs, requests, report, reason, lastError === undefined ? undefined : { cause: lastError });
+  };
+  const reject = (item: MessageListItem, failed: Criterion | undefined) => {
+    const rejection = rejectionOf(item, failed);
+    if (rejection) rejected.set(item.id, rejection);
+    return rejection !== undefined;
+  };
   /** The options of the next request, counted against the budget and capped by the deadline. */
   const spend = () => {
     const left = deadline - client.now();
@@ -161,12 +214,14 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
 
   try {
     for (;;) {
-      let retryAfterMs = 0;
+      let retryAfterWait = 0;
       try {
         let cursor: string | undefined;
         const arrivals: MessageListItem[] = [];
         do {
-          const page = await client.listMessages(emailId, { limit: PAGE, cursor }, spend());
+          const spent = spend();
+          if (cursor === undefined) polls++;
+          const page = await client.listMessages(emailId, { limit: PAGE, cursor }, spent);
           let reachedOld = false;
           for (const item of page.data) {
             // Newest first: the first message seen before, or older than the mark or `since`, ends the new ones.
@@ -181,42 +236,64 @@ export async function waitForMessages(client: WaitingClient, emailId: EmailId, o
         for (const item of arrivals) seen.add(item.id);
 
         // Oldest first among the new ones: the first mail that matches is the one the caller waits for.
+        const extra: MessageListItem[] = [];
         for (const item of arrivals.reverse()) {
           if (returned.has(item.id) || !isAfter(item, options)) continue;
-          if (!listMatches(match, item)) {
-            rejected.set(item.id, item.subject);
-            continue;
-          }
+          arrived.set(item.id, item);
+          if (reject(item, listFailure(match, item))) continue;
           let message: Message;
           try {
             message = await client.getMessage(item.id, spend());
           } catch (error) {
-            if (error instanceof NotFoundError) continue; // expired between the listing and the read
+            if (error instanceof NotFoundError) {
+              expired.add(item.id); // expired between the listing and the read
+              continue;
+            }
             throw error;
           }
-          if (needsWhole && !(matchesBody(match.body, message) && (match.where?.(message) ?? true))) {
-            rejected.set(item.id, item.subject);
-            continue;
-          }
-          found.push(message);
-          if (found.length === count) {
-            for (const each of found) returned.add(each.id);
-            return found;
-          }
+          if (needsWhole && reject(item, wholeFailure(match, message))) continue;
+          if (found.length === count) extra.push(item);
+          else found.push(message);
+          if (found.length === count && !options.exact) break;
+        }
+        if (extra.length) {
+          const named = extra.map((item) => ({ id: item.id, subject: item.subject, from: item.from, receivedAt: item.received_at }));
+          throw new UnexpectedMessageError(emailId, named, `Expected exactly ${count} matching message${count === 1 ? '' : 's'} (${describeCriteria({ ...options, count: undefined })})`);
+        }
+        if (found.length === count) {
+          for (const each of found) returned.add(each.id);
+          return found;
         }
       } catch (error) {
         if (!isPassing(error) || signal?.aborted) throw error;
         lastError = error;
-        if (error instanceof RateLimitedError && error.retryAfter !== undefined) retryAfterMs = error.retryAfter * 1000;
+        if (error instanceof RateLimitedError) retryAfterWait = retryAfterMs(error.retryAfter);
       }
       const remaining = deadline - client.now();
       if (remaining <= 0) throw timeout('deadline');
-      await sleepFor(client, Math.min(Math.max(interval, retryAfterMs), remaining), signal);
+      await sleepFor(client, Math.min(Math.max(interval, retryAfterWait), remaining), signal);
       interval = Math.min(maxIntervalMs, interval * 1.5);
     }
   } finally {
     options.onSpent?.(requests);
   }
+}
+
+/**
+ * The most requests a wait can send, from its deadline and poll schedule: one list request per
+ * poll that falls before the deadline (at once, then after `initialIntervalMs`, growing 1.5 times
+ * a poll up to `maxIntervalMs`), and one read per message it returns. Beyond this only what the
+ * inbox holds adds to it: a further page per 100 new mails in one poll, and with `body` or
+ * `where` one read per arrival that passes the other matchers. The defaults give 9 polls in
+ * 30 s (10 requests with the read of the mail found) and 15 in 60 s.
+ */
+export function worstCaseRequests(options: { timeoutMs?: number; initialIntervalMs?: number; maxIntervalMs?: number; count?: number } = {}): number {
+  const timeoutMs = positiveMs(options.timeoutMs ?? 30_000, 'timeoutMs');
+  let interval = positiveMs(options.initialIntervalMs ?? 1_000, 'initialIntervalMs');
+  const maxIntervalMs = positiveMs(options.maxIntervalMs ?? 5_000, 'maxIntervalMs');
+  let polls = 0;
+  for (let at = 0; at < timeoutMs; at += interval, interval = Math.min(maxIntervalMs, interval * 1.5)) polls++;
+  return polls + (options.count ?? 1);
 }
 
 /** A failure a wait polls through: a 5xx, a network failure or time-out, the short window's 429. */

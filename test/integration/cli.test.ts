@@ -113,10 +113,17 @@ describe('the tempmail CLI against npm start', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/No matching message arrived .* within 2000 ms/);
+    // It says why: its criteria, deadline, polls and requests, and each arrival that did not match.
+    expect(result.stderr).toMatch(/waited for: subject \/never sent\/i; deadline \d{4}-\d\d-\d\dT[\d:.]+Z; \d+ polls, \d+ requests; \d+ arrived in the window, \d+ did not match, 0 expired meanwhile/);
+    expect(result.stderr).toMatch(/\n  "Verify your email" from ".*no-reply@acme\.example.*" at \S+ \(failed subject\)/);
+    expect(result.stderr).not.toContain('482913');
   });
 
   it('ends a wait at its request budget with exit 2, reporting the requests spent', async () => {
-    const result = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--subject', 'never sent', '--json']);
+    const refused = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--since', 'now']);
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toContain("--max-requests 2 is below this wait's worst case of 16 requests (--timeout 60s)");
+    const result = await run(['messages', 'wait', emailId, '--timeout', '60s', '--max-requests', '2', '--stop-at-budget', '--subject', 'never sent', '--json']);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stderr)).toMatchObject({ error: { kind: 'timeout', reason: 'budget', requests: 2 } });
     expect((await run(['messages', 'wait', emailId, '--max-requests', '0'])).code).toBe(64);

@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromiumPath } from '../support/chromium';
+import { startLoopbackOrigin, type LoopbackOrigin } from '../support/loopback-origin';
 import { realClockEnvironment } from '../support/real-clock';
 import { readmeBlock } from '../support/readme';
 import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
@@ -123,6 +125,129 @@ const required = require('@tempmail/client');`,
     // The runner and its Chromium keep the real clock (Chromium crawls under libfaketime); the service's may be shifted.
     const result = await run('npx', ['playwright', 'test'], app, { CHROMIUM_PATH: chromiumPath }, { realClock: true });
     expect(result.output).toMatch(/1 passed/);
+    expect(result.output).toMatch(/tempmail: \d+ requests spent by ".+" \(1 create, \d+ by waits and marks\)/);
     expect(result.code).toBe(0);
   }, 90_000);
+});
+
+/**
+ * Answers no service of the contract gives: a loopback origin stands in for the API (its `answer`
+ * set per test), a second one for another host, recording what reached it. Each case runs a
+ * script of the installed package in the fresh project (`HOSTILE_*` tells it where).
+ */
+describe('the installed package, against answers the contract never gives', () => {
+  let api: LoopbackOrigin;
+  let other: LoopbackOrigin;
+  let answer: (request: IncomingMessage, response: ServerResponse) => void = (_request, response) => response.end();
+  const reachedOther: { method: string; authorization: string | undefined }[] = [];
+  beforeAll(async () => {
+    api = await startLoopbackOrigin(false, (request, response) => answer(request, response));
+    other = await startLoopbackOrigin(false, (request, response) => {
+      reachedOther.push({ method: request.method ?? '', authorization: request.headers.authorization });
+      response.writeHead(request.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: { id: 'eml_fromtheotherhost', address: 'x@other.example', local_part: 'x', domain: 'other.example', status: 'active', created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T00:15:00Z' } }));
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await other?.close();
+  });
+  beforeEach(() => (reachedOther.length = 0));
+
+  /** Runs `body` (an async function body given `tempmail`, a client of the stand-in API) and returns what it printed as JSON. */
+  async function script(name: string, body: string): Promise<unknown> {
+    await writeFile(
+      join(app, name),
+      `import * as sdk from '@tempmail/client';
+const tempmail = new sdk.TempmailClient({ apiKey: 'tm_hostile_test_key_0000000000', baseUrl: process.env.HOSTILE_API });
+const caught = (promise) => promise.then((value) => ({ value }), (error) => ({ name: error.name, message: error.message, status: error.status, location: error.location, client: error instanceof sdk.TempmailError }));
+process.stdout.write(JSON.stringify(await (async () => { ${body} })()));
+`,
+    );
+    const result = await run(process.execPath, [name], app, { HOSTILE_API: api.origin });
+    expect(result).toMatchObject({ code: 0 });
+    return JSON.parse(result.output);
+  }
+
+  it('takes a redirect for an error naming where it pointed, and follows it neither for a GET nor for a create', async () => {
+    answer = (request, response) => {
+      response.writeHead(302, { location: `${other.origin}${request.url}` });
+      response.end();
+    };
+    const outcome = (await script('redirect.mjs', `return { get: await caught(tempmail.getEmail('eml_0000000000000000')), create: await caught(tempmail.createEmail({ local_part: 'redirected' })) };`)) as Record<string, unknown>;
+    for (const [operation, path] of [['get', '/v1/emails/eml_0000000000000000'], ['create', '/v1/emails']] as const) {
+      expect(outcome[operation]).toMatchObject({ name: 'RedirectError', status: 302, client: true, location: `${other.origin}${path}` });
+      expect((outcome[operation] as { message: string }).message).toContain(`${other.origin}${path}`);
+    }
+    expect(reachedOther).toEqual([]);
+
+    const cli = await run(join(app, 'node_modules', '.bin', 'tempmail'), ['inbox', 'show', 'eml_0000000000000000'], app, { TEMPMAIL_API_KEY: 'tm_hostile_test_key_0000000000', TEMPMAIL_BASE_URL: api.origin });
+    expect(cli.code).toBe(1);
+    expect(cli.output).toContain(`redirected to ${other.origin}/v1/emails/eml_0000000000000000`);
+    expect(reachedOther).toEqual([]);
+  });
+
+  it('takes a 2xx that is not the documented JSON for an error naming what was wrong, and reads no more than its bound of a body', async () => {
+    const item = { id: 'msg_0000000000000000', email_id: 'eml_0000000000000000', from: 'a@b.example', subject: 's', received_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T00:15:00Z', size_bytes: 1, attachment_count: 0, source_path: '/v1/messages/msg_0000000000000000/source' };
+    const bodies: Record<string, string | Buffer> = {
+      '/v1/usage': '<html>Sign in to the hotel Wi-Fi</html>',
+      '/v1/emails/eml_0000000000000001': JSON.stringify([{ data: {} }]),
+      '/v1/emails/eml_0000000000000002': JSON.stringify({ email: { id: 'eml_0000000000000002' } }),
+      '/v1/emails/eml_0000000000000003': JSON.stringify({ data: { id: 'eml_0000000000000003', local_part: 'x', domain: 'd.example', status: 'active', created_at: '', expires_at: '' } }),
+      '/v1/emails/eml_0000000000000004/messages?limit=100': JSON.stringify({ data: [{ ...item, to: 'not a list' }], pagination: { has_more: false } }),
+      '/v1/domains': JSON.stringify({ data: [], pagination: { has_more: true } }),
+      '/v1/emails/eml_0000000000000005': Buffer.alloc(9 * 1024 * 1024, 0x20),
+    };
+    answer = (request, response) => {
+      response.writeHead(200, { 'content-type': request.url === '/v1/usage' ? 'text/html' : 'application/json' });
+      // Written in two parts, without Content-Length (chunked): the bound holds on what arrives, not on what is declared.
+      const body = bodies[request.url ?? ''];
+      response.write(typeof body === 'string' ? body : body!.subarray(0, 1024));
+      response.end(typeof body === 'string' ? undefined : body!.subarray(1024));
+    };
+    const outcome = (await script(
+      'bodies.mjs',
+      `return [
+        await caught(tempmail.getUsage()),
+        await caught(tempmail.getEmail('eml_0000000000000001')),
+        await caught(tempmail.getEmail('eml_0000000000000002')),
+        await caught(tempmail.getEmail('eml_0000000000000003')),
+        await caught(tempmail.listMessages('eml_0000000000000004', { limit: 100 })),
+        await caught(tempmail.listDomains()),
+        await caught(tempmail.getEmail('eml_0000000000000005')),
+      ];`,
+    )) as { name: string; message: string; client: boolean }[];
+    const whys = [
+      'not JSON (text/html',
+      'not an object with `data`',
+      'not an object with `data`',
+      'without the required field data.address (a string)',
+      'without the required field data[0].to (an array)',
+      'without the required field pagination.next_cursor (a string)',
+      'larger than 8388608 bytes',
+    ];
+    expect(outcome.map(({ name, client }) => ({ name, client }))).toEqual(whys.map(() => ({ name: 'UnexpectedResponseError', client: true })));
+    outcome.forEach(({ message }, index) => expect(message).toContain(whys[index]));
+  });
+
+  it('waits at most a minute on a Retry-After of 100000 seconds, and never past a wait\'s deadline', async () => {
+    answer = (request, response) => {
+      response.writeHead(request.url === '/v1/domains' ? 503 : 429, { 'content-type': 'application/json', 'retry-after': '100000', 'ratelimit-remaining': '50' });
+      response.end(JSON.stringify({ error: { code: request.url === '/v1/domains' ? 'service_unavailable' : 'rate_limit_exceeded', message: 'later', request_id: 'req_0123456789abcdef0123' } }));
+    };
+    const outcome = (await script(
+      'retry-after.mjs',
+      `let now = 0;
+      const sleeps = [];
+      const patient = new sdk.TempmailClient({ apiKey: 'tm_hostile_test_key_0000000000', baseUrl: process.env.HOSTILE_API, now: () => now, sleep: async (ms) => { sleeps.push(ms); now += ms; }, random: () => 0.5, retry: { maxRateLimitRetries: 2, maxServerRetries: 1 } });
+      const call = await caught(patient.getUsage());
+      const callSleeps = sleeps.splice(0);
+      const server = await caught(patient.listDomains());
+      const serverSleeps = sleeps.splice(0);
+      const wait = await caught(patient.waitForMessage('eml_0000000000000000', { timeoutMs: 90000 }));
+      const started = now - sleeps.reduce((sum, ms) => sum + ms, 0);
+      return { call: call.name, callSleeps, server: server.name, serverSleeps, wait: wait.name, waitSleeps: sleeps, waitEnded: now - started };`,
+    )) as Record<string, unknown>;
+    expect(outcome).toEqual({ call: 'RateLimitedError', callSleeps: [60_000, 60_000], server: 'ServiceUnavailableError', serverSleeps: [60_000], wait: 'WaitTimeoutError', waitSleeps: [60_000, 30_000], waitEnded: 90_000 });
+  });
 });

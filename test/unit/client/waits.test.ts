@@ -7,6 +7,8 @@ import {
   RateLimitedError,
   TempmailClient,
   TempmailNetworkError,
+  UnexpectedMessageError,
+  worstCaseRequests,
   WaitTimeoutError,
   operationMethods,
   type Message,
@@ -192,7 +194,7 @@ describe('waits hold their deadline', () => {
 
   it('spends at most maxRequests, and reports what a wait spent', async () => {
     const { client, requests } = service();
-    const failure: WaitTimeoutError = await client.waitForMessage(EMAIL, { maxRequests: 3 }).catch((caught) => caught);
+    const failure: WaitTimeoutError = await client.waitForMessage(EMAIL, { maxRequests: 3, stopAtBudget: true }).catch((caught) => caught);
     expect(failure).toMatchObject({ reason: 'budget', requests: 3 });
     expect(requests).toHaveLength(3);
 
@@ -273,5 +275,95 @@ describe('configuration', () => {
     expect(inspect(client)).not.toContain('tm_secret_value');
     expect(JSON.stringify(client)).not.toContain('tm_secret_value');
     for (const method of Object.values(operationMethods)) expect(typeof client[method]).toBe('function');
+  });
+});
+
+describe('a wait that times out explains itself', () => {
+  it('names its criteria, deadline, polls, requests, arrivals and the first criterion each arrival failed, never a body', async () => {
+    const { client, arrive, answer, json, now } = service();
+    const start = now();
+    arrive('Weekly newsletter', 'secret body one');
+    arrive('Verify your email', 'secret body two'); // from App, not acme
+    const expiring = arrive('Verify at acme', 'secret body three', ['x@tempmail.localhost']);
+    answer((path) => (path === `/v1/messages/${expiring}` ? json({ error: { code: 'resource_not_found', message: 'No such resource', request_id: 'req_x' } }, 404) : undefined));
+    const failure: WaitTimeoutError = await client.waitForMessage(EMAIL, { timeoutMs: 10_000, match: { subject: /verify/i, from: 'app@', body: 'code' } }).catch((caught) => caught);
+    expect(failure).toBeInstanceOf(WaitTimeoutError);
+    expect(failure.report).toMatchObject({ criteria: 'subject /verify/i, from "app@", body "code"', deadline: new Date(start + 10_000).toISOString(), polls: 5, arrived: 3, expired: 1 });
+    expect(failure.report.rejected.map(({ subject, failed }) => [subject, failed])).toEqual([['Weekly newsletter', 'subject'], ['Verify your email', 'body']]);
+    expect(failure.message).toContain('waited for: subject /verify/i, from "app@", body "code"; deadline ');
+    expect(failure.message).toContain(`5 polls, ${failure.requests} requests; 3 arrived in the window, 2 did not match, 1 expired meanwhile`);
+    expect(failure.message).toMatch(/"Weekly newsletter" from "App <app@example.com>" at \S+ \(failed subject\)/);
+    expect(failure.message).toContain('(failed body)');
+    expect(failure.message).not.toContain('secret body');
+    expect(failure.seenSubjects).toEqual(['Verify your email', 'Weekly newsletter']);
+  });
+
+  it('names from, to and where as the criterion failed first', async () => {
+    const { client, arrive } = service();
+    arrive('Hello', '', ['bob@tempmail.localhost']);
+    const byTo: WaitTimeoutError = await client.waitForMessage(EMAIL, { timeoutMs: 2_000, match: { to: 'alice@' } }).catch((caught) => caught);
+    expect(byTo.report.rejected.map(({ failed }) => failed)).toEqual(['to']);
+    const byFrom: WaitTimeoutError = await client.waitForMessage(EMAIL, { timeoutMs: 2_000, match: { from: 'acme' } }).catch((caught) => caught);
+    expect(byFrom.report.rejected.map(({ failed }) => failed)).toEqual(['from']);
+    const byWhere: WaitTimeoutError = await client.waitForMessage(EMAIL, { timeoutMs: 2_000, match: { where: () => false } }).catch((caught) => caught);
+    expect(byWhere.report).toMatchObject({ criteria: 'where(message)', rejected: [{ subject: 'Hello', failed: 'where' }] });
+  });
+});
+
+describe('absence and exact counts', () => {
+  const inboxOf = (client: TempmailClient) => client.inbox({ id: EMAIL, address: 'x@tempmail.localhost' } as never);
+
+  it('expectNoMessage polls through its window and passes when nothing matching arrives', async () => {
+    const { client, arrive, onSleep, now, requests } = service();
+    onSleep((count) => count === 2 && arrive('Newsletter'));
+    const start = now();
+    await expect(inboxOf(client).expectNoMessage({ subject: 'password changed' }, { forMs: 10_000 })).resolves.toBeUndefined();
+    expect(now() - start).toBe(10_000);
+    expect(requests.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it('expectNoMessage fails naming the mail that arrived, never its body, and leaves it for a later wait', async () => {
+    const { client, arrive, onSleep } = service();
+    const inbox = inboxOf(client);
+    onSleep((count) => count === 3 && arrive('Your password was changed', 'secret body'));
+    const failure: UnexpectedMessageError = await inbox.expectNoMessage({ subject: 'password' }, { forMs: 30_000 }).catch((caught) => caught);
+    expect(failure).toBeInstanceOf(UnexpectedMessageError);
+    expect(failure.message).toMatch(/^Expected no matching message \(subject "password"\) at x@tempmail\.localhost for 30000 ms, but "Your password was changed" from "App <app@example.com>" arrived at 2026-11-22T12:00:\d\d\.\d+Z/);
+    expect(failure.message).not.toContain('secret body');
+    expect((await inbox.waitForMessage({ subject: 'password' })).subject).toBe('Your password was changed');
+  });
+
+  it('waitForMessages with exact fails on one more than asked, naming it; without exact returns the count', async () => {
+    const { client, arrive } = service();
+    for (const n of [1, 2, 3]) arrive(`Invite ${n}`);
+    const failure: UnexpectedMessageError = await client.waitForMessages(EMAIL, { count: 2, exact: true, match: { subject: 'invite' } }).catch((caught) => caught);
+    expect(failure).toBeInstanceOf(UnexpectedMessageError);
+    expect(failure.messages.map(({ subject }) => subject)).toEqual(['Invite 3']);
+    expect(failure.message).toMatch(/^Expected exactly 2 matching messages \(subject "invite"\), but "Invite 3" from/);
+    const second = service();
+    for (const n of [1, 2, 3]) second.arrive(`Invite ${n}`);
+    expect((await second.client.waitForMessages(EMAIL, { count: 2, match: { subject: 'invite' } })).map(({ subject }) => subject)).toEqual(['Invite 1', 'Invite 2']);
+    expect((await inboxOf(second.client).waitForMessages(1, { subject: 'invite' }, { exact: true })).map(({ subject }) => subject)).toEqual(['Invite 3']);
+  });
+});
+
+describe('what a wait costs', () => {
+  it('has a worst case that follows from its deadline and schedule, within a free plan for a 30-second wait', () => {
+    expect(worstCaseRequests()).toBe(10); // 9 polls in 30 s and the read of the mail found
+    expect(worstCaseRequests({ timeoutMs: 60_000 })).toBe(16);
+    expect(worstCaseRequests({ timeoutMs: 30_000, count: 3 })).toBe(12);
+    expect(worstCaseRequests({ timeoutMs: 30_000, initialIntervalMs: 5_000 })).toBe(7);
+  });
+
+  it('refuses to start a wait whose worst case exceeds maxRequests, before any request, unless stopAtBudget', async () => {
+    const { client, requests } = service();
+    const refused = await client.waitForMessage(EMAIL, { timeoutMs: 30_000, maxRequests: 9 }).catch((caught) => caught);
+    expect(refused).toBeInstanceOf(RangeError);
+    expect(refused.message).toBe(
+      "maxRequests 9 is below this wait's worst case of 10 requests (9 polls in 30000 ms on its schedule, and 1 read): give a shorter timeoutMs or a longer initialIntervalMs/maxIntervalMs, or stopAtBudget: true to let the budget end the wait early",
+    );
+    expect(requests).toHaveLength(0);
+    const quiet: WaitTimeoutError = await client.waitForMessage(EMAIL, { timeoutMs: 30_000, maxRequests: 10 }).catch((caught) => caught);
+    expect(quiet).toMatchObject({ reason: 'deadline', requests: 9 });
   });
 });
