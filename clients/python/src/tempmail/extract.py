@@ -27,9 +27,10 @@ _NOT_CODE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _LONGEST_NOT_CODE_WORD = len("account ending")
-#: The characters of each field extraction reads: a mail's text past them (a hostile 40 MB line)
-#: is not read. Everything extraction does is linear in what it reads, so this bounds its time.
-MAX_EXTRACTED_CHARS = 200_000
+#: The characters of each field extraction reads, the TypeScript client's ``MAX_EXTRACT_CHARS``:
+#: a mail's text past them (a hostile 40 MB line) is not read. Everything extraction does is linear
+#: in what it reads, so this bounds its time.
+MAX_EXTRACTED_CHARS = 1024 * 1024
 # A candidate, not preceded by a letter, a digit or one of -_./:@#, nor followed by a letter, a digit
 # or one of _/@%; JavaScript's "nor by one of .,:- and a digit" is `_ends_before_a_number`.
 _CANDIDATE = re.compile(
