@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { readMail } from '../lambdas/inbound/ingest-mail';
 import { median } from './support/stats';
+import { drainingBlobs } from './support/draining-blobs';
 
 const megabyte = 1024 * 1024;
 
@@ -55,17 +56,6 @@ const cases: Case[] = [
   { name: 'benign 40 MB', html: () => benign(40 * megabyte), rounds: 1 },
 ];
 
-const drain = {
-  put: async (_key: string, body: Buffer | Readable) => {
-    if (Buffer.isBuffer(body)) return { size: body.length };
-    let size = 0;
-    for await (const chunk of body) size += (chunk as Buffer).length;
-    return { size };
-  },
-  get: async () => undefined,
-  delete: async () => undefined,
-} as unknown as Parameters<typeof readMail>[1]['blobs'];
-
 interface Figures {
   mailBytes: number;
   cpuMs: number;
@@ -79,7 +69,7 @@ async function measure(raw: Buffer, index: number): Promise<Figures> {
   const stalls = monitorEventLoopDelay({ resolution: 10 });
   stalls.enable();
   const cpu = process.cpuUsage();
-  const parsed = await readMail(Readable.from([raw]), { blobs: drain, mailId: `bench-${index}` });
+  const parsed = await readMail(Readable.from([raw]), { blobs: drainingBlobs, mailId: `bench-${index}` });
   const used = process.cpuUsage(cpu);
   // The stall that ends with the read is recorded when the monitor's timer next runs.
   await delay(50);

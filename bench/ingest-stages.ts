@@ -10,6 +10,7 @@ import { idPrefixFor, sanitizeEmailHtml } from '../lambdas/inbound/sanitize-emai
 import { startLocal } from '../local/start-local';
 import { newsletterCorpus, signupCorpus, type Corpus } from './support/mail-corpus';
 import { processCpuMs } from './support/process-cpu';
+import { drainingBlobs } from './support/draining-blobs';
 
 export const ingestStages = ['SMTP and the rest', 'raw write', 'recipient checks', 'parse', 'sanitize', 'blob writes', 'message put', 'total'] as const;
 export type IngestStage = (typeof ingestStages)[number];
@@ -99,20 +100,10 @@ export async function measureIngestStages(corpus: Corpus): Promise<Record<Ingest
     const mainThreadAfter = processCpuMs(process.pid)?.mainThreadMs;
 
     // Parse and sanitize, on the same mails, with a blob store that only drains what it is given.
-    const drain = {
-      put: async (_key: string, body: Buffer | Readable) => {
-        if (Buffer.isBuffer(body)) return { size: body.length };
-        let size = 0;
-        for await (const chunk of body) size += (chunk as Buffer).length;
-        return { size };
-      },
-      get: async () => undefined,
-      delete: async () => undefined,
-    } as unknown as Parameters<typeof parseMail>[1]['blobs'];
     for (const [index, raw] of raws.entries()) {
       let wall = performance.now();
       let cpu = process.cpuUsage();
-      const parsed = await parseMail(Readable.from([raw]), { blobs: drain, keyPrefix: `mail/stages-${index}` });
+      const parsed = await parseMail(Readable.from([raw]), { blobs: drainingBlobs, keyPrefix: `mail/stages-${index}` });
       let used = process.cpuUsage(cpu);
       totals.parse.wallMs += performance.now() - wall;
       totals.parse.cpuMs += (used.user + used.system) / 1000;
