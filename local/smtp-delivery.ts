@@ -6,7 +6,7 @@ import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lam
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
 import { activeRecipient, RecipientMemory } from '../lambdas/core/recipients';
-import { discardAttachments, ingestMail, readMail } from '../lambdas/inbound/ingest-mail';
+import { discardAttachments, ingestMail, readMail, type HtmlRenderer } from '../lambdas/inbound/ingest-mail';
 import { mimeLimits } from '../lambdas/inbound/parse-mail';
 import { runAsIs, type FunctionScope } from './function-scope';
 import { maxMessageBytes, smtpError } from './smtp-intake';
@@ -19,9 +19,11 @@ class MessageTooLarge extends Error {}
  * parser. 250 only once everything is written; over the size cap 552; a storage failure 451, so
  * the sender retries and nothing is lost; a write storage refuses for good 554, since a retry of
  * the same mail would fail the same way; a mail past the MIME limits 554 too, rather than a 250
- * for a mail stored in part. `asFunction` names the Lambda function each step stands for.
+ * for a mail stored in part. `asFunction` names the Lambda function each step stands for;
+ * `renderer` renders the HTML (inline when absent; `npm start` passes its rendering thread, so
+ * that a large mail leaves the HTTP front answering).
  */
-export function smtpDelivery(services: BlobServices, asFunction: FunctionScope = runAsIs) {
+export function smtpDelivery(services: BlobServices, asFunction: FunctionScope = runAsIs, renderer?: HtmlRenderer) {
   // The intake's lookups read an address or a domain once, not with every mail (core/recipients.ts).
   const recipientMemory = new RecipientMemory(services.clock);
   return {
@@ -47,7 +49,7 @@ export function smtpDelivery(services: BlobServices, asFunction: FunctionScope =
       const [toRaw, toParser] = tee(message.pipe(sizeLimit(maxMessageBytes, digest)));
       const [raw, parsed] = await Promise.allSettled([
         services.blobs.put(rawKey, toRaw, { contentType: 'message/rfc822' }),
-        asFunction('lambdas/inbound/ses-parser.ts', readMail)(toParser, { blobs: services.blobs, mailId }),
+        asFunction('lambdas/inbound/ses-parser.ts', readMail)(toParser, { blobs: services.blobs, mailId, renderer }),
       ]);
       if (raw.status === 'rejected') {
         const error = raw.reason as Error;

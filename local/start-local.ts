@@ -29,6 +29,7 @@ import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
 import { runAsIs, type FunctionScope } from './function-scope';
 import { smtpDelivery } from './smtp-delivery';
 import { startSmtpIntake } from './smtp-intake';
+import { threadHtmlRenderer } from './thread-html-renderer';
 
 export interface LocalRuntime {
   apiUrl: string;
@@ -121,7 +122,9 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     ...(config.supportContact ? { support: config.supportContact } : {}),
   });
   verifier = oidcIdentityVerifier({ issuer: front.issuer, clientId: front.clientId }, services);
-  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services, asFunction) });
+  // A large HTML mail's renderings run off the event loop the HTTP front answers on.
+  const renderer = threadHtmlRenderer();
+  const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services, asFunction, renderer) });
   // Where the last run's look at inbound/ stopped, as a warm sweeper function keeps it.
   let inboundAfter: string | undefined;
   const sweep = asFunction('lambdas/inbound/sweeper.ts', async (run: Partial<SweepRun> = {}) => {
@@ -151,6 +154,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
     close: async () => {
       clearInterval(sweeper);
       await Promise.all([smtp.close(), gateway.close(), sweeping]);
+      await renderer.close();
       if (config.dataDir) await withdrawEndpoint(config.dataDir);
       await dynamodb.close();
     },

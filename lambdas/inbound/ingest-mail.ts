@@ -8,6 +8,7 @@ import { registeredRecipients, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
 import { mimeLimits, parseMail, type ParsedMail } from './parse-mail';
 import { idPrefixFor, sanitizeEmailHtml } from './sanitize-email-html';
+import { textOfHtml } from './text-of-html';
 
 export interface IngestDeps extends RecipientDeps {
   messages: MessageStore;
@@ -130,13 +131,29 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
 }
 
 /**
- * Parses a raw message as it streams in, storing its attachments under `mail/<mailId>/att/`, and
- * sanitizes its HTML: the part of an ingest that is all processor work, which the local intake
- * runs in its parser thread. The result's `html` is safe to serve.
+ * The two renderings of a mail's HTML, each a whole-document pass: its plain text (for an
+ * HTML-only mail) and its sanitized copy. The same functions everywhere; the local runtime may run
+ * them off its one event loop for a large mail, since there the API answers on that loop too.
  */
-export async function readMail(raw: Readable, deps: { blobs: BlobStore; mailId: string }): Promise<ParsedMail> {
-  const parsed = await parseMail(raw, { blobs: deps.blobs, keyPrefix: `mail/${deps.mailId}` });
-  return { ...parsed, html: sanitizeEmailHtml(parsed.html, { idPrefix: idPrefixFor(deps.mailId) }) };
+export interface HtmlRenderer {
+  textOf(html: string): string | Promise<string>;
+  sanitize(html: string, options: { idPrefix: string }): string | Promise<string>;
+}
+
+/** The renderings done in the caller's own thread: the parser Lambda has nothing else to serve. */
+export const inlineHtmlRenderer: HtmlRenderer = { textOf: textOfHtml, sanitize: sanitizeEmailHtml };
+
+/**
+ * Parses a raw message as it streams in, storing its attachments under `mail/<mailId>/att/`, and
+ * sanitizes its HTML: the part of an ingest that is all processor work. The local intake parses
+ * on its main thread and hands a large HTML's renderings to a worker thread (`renderer`); a
+ * rendering that fails fails the read, so the mail is not acknowledged. The result's `html` is
+ * safe to serve.
+ */
+export async function readMail(raw: Readable, deps: { blobs: BlobStore; mailId: string; renderer?: HtmlRenderer }): Promise<ParsedMail> {
+  const renderer = deps.renderer ?? inlineHtmlRenderer;
+  const parsed = await parseMail(raw, { blobs: deps.blobs, keyPrefix: `mail/${deps.mailId}`, textOf: (html) => renderer.textOf(html) });
+  return { ...parsed, html: await renderer.sanitize(parsed.html, { idPrefix: idPrefixFor(deps.mailId) }) };
 }
 
 /** Reads the raw copy back from the blob store, and reads the mail from it. */

@@ -62,7 +62,7 @@ export const fieldLimits = Object.freeze({
  */
 export async function parseMail(
   raw: Readable,
-  deps: { blobs: BlobStore; keyPrefix: string; limits?: Readonly<MimeLimits> },
+  deps: { blobs: BlobStore; keyPrefix: string; limits?: Readonly<MimeLimits>; textOf?: (html: string) => string | Promise<string> },
 ): Promise<ParsedMail> {
   const limits = deps.limits ?? mimeLimits;
   // mailparser's own HTML-to-text conversion is off: it copies `data:` image URLs into the text and
@@ -122,9 +122,10 @@ export async function parseMail(
     await release(raw);
   }
   if (parsed.text !== '' || parsed.html === '') return parsed;
-  const text = textOfHtml(parsed.html);
-  // The rendering and the sanitizing after it each take the whole HTML synchronously: the event
-  // loop runs in between, so a large mail blocks the local service for one of them at a time.
+  const text = await (deps.textOf ?? textOfHtml)(parsed.html);
+  // Rendered inline, the text and the sanitizing after it each take the whole HTML synchronously:
+  // the event loop runs in between, so that one blocks at a time (the local intake renders a large
+  // HTML in a thread instead, `textOf`).
   await new Promise<void>((resolve) => setImmediate(resolve));
   return { ...parsed, text };
 }

@@ -2,10 +2,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { refusalCode, sendRaw } from '../support/smtp-client';
+import { wrappedBlobStore } from '../support/wrapped-blob-store';
 
 let service: TestService;
 /** How many message writes DynamoDB refuses as invalid, as it does an item over 400 KB. */
 let refuseMessageWrites = 0;
+/** Called once a raw copy is stored whole: the intake has then received every byte of the DATA. */
+let onRawStored: (key: string) => void = () => undefined;
 
 /** Makes the real SDK client answer chosen message writes with DynamoDB's ValidationException. */
 function refuseAsInvalid(client: DynamoDBDocumentClient) {
@@ -27,7 +30,20 @@ function refuseAsInvalid(client: DynamoDBDocumentClient) {
 }
 
 beforeAll(async () => {
-  service = await startTestService({}, { instrumentDynamoDb: refuseAsInvalid });
+  service = await startTestService(
+    {},
+    {
+      instrumentDynamoDb: refuseAsInvalid,
+      wrapBlobs: (blobs) =>
+        wrappedBlobStore(blobs, {
+          put: async (key, body, options) => {
+            const stored = await blobs.put(key, body, options);
+            if (key.endsWith('/raw')) onRawStored(key);
+            return stored;
+          },
+        }),
+    },
+  );
 });
 afterAll(() => service.close());
 
@@ -210,6 +226,33 @@ describe('hostile HTML at ingest', () => {
     expect(message.html).toContain('deep text');
     expect(message.html.match(/<div>/g)).toHaveLength(512);
     expect(message.html.match(/<\/div>/g)).toHaveLength(512);
+  });
+
+  it('keeps answering HTTP while a 1 MB hostile HTML mail is rendered: requests sent after its DATA is received are answered before its 250', async () => {
+    const { apiKey, email } = await service.inbox('busy-render');
+    const depth = 50_000;
+    const html = `${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}${'<p>paragraph of text</p>'.repeat(20_000)}`;
+    const events: string[] = [];
+    // Three requests one after another, from when the intake holds every byte of the DATA. On a
+    // loop held by the rendering, at most one slips in between its two steps before the 250.
+    const requests = new Promise<void>((resolve, reject) => {
+      onRawStored = () => {
+        onRawStored = () => undefined;
+        void (async () => {
+          for (let sent = 0; sent < 3; sent += 1) {
+            const answer = await service.request(`/v1/emails/${email.id}/messages`, { key: apiKey });
+            await answer.arrayBuffer();
+            events.push(`http ${answer.status}`);
+          }
+        })().then(resolve, reject);
+      };
+    });
+    const code = await deliver(email.address, htmlOnly(email.address, 'busy', html));
+    events.push(`smtp ${code}`);
+    await requests;
+    expect(events).toEqual(['http 200', 'http 200', 'http 200', 'smtp 250']);
+    const { message } = await onlyMessage(apiKey, email.id);
+    expect(message.text).toContain('deep\n\nparagraph of text');
   });
 
   it('renders an HTML-only mail as text without the bytes of its inline data: image or data: link', async () => {
