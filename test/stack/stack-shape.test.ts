@@ -362,6 +362,47 @@ describe('the stack shape: API flows', () => {
   });
 });
 
+describe('the stack shape: mail at the edges AWS sets', () => {
+  it("parses 300,000 nested elements on the parser's first attempt, and reads a mail whose bodies pass Lambda's 6 MB with 200, its bodies cut and marked", async () => {
+    const { apiKey } = await openAccount({ plan: 'paid', env: 'local' }, stack.services);
+    const email = ((await (await createEmail(stack, apiKey, { local_part: 'stack-edges' })).json()) as { data: { id: string; address: string } }).data;
+    const parserRuns = invocationsOf(stack, 'InboundMailParser');
+    const depth = 300_000;
+    await sendMail(stack.smtpPort, {
+      from: 'sender@example.org',
+      to: email.address,
+      subject: 'deep',
+      html: `<p>Your code is 482913.</p>${'<div>'.repeat(depth)}deep text${'</div>'.repeat(depth)}`,
+    });
+    // A 7 MB text and 7.5 MB of HTML around a 5 MB inline image: a 14 MB read, were the bodies whole.
+    await sendMail(stack.smtpPort, {
+      from: 'sender@example.org',
+      to: email.address,
+      subject: 'huge',
+      text: '"quoted" line\n'.repeat(500_000),
+      html: `<p>start</p><img src="data:image/png;base64,${'iVBORw0KGgo'.repeat(480_000)}">${'<p>paragraph</p>\n'.repeat(150_000)}`,
+    });
+    await stack.settled();
+    // Each mail took one invocation: none timed out and was retried.
+    expect(invocationsOf(stack, 'InboundMailParser')).toBe(parserRuns + 2);
+
+    const listed = (await everyPage<{ id: string; subject: string }>(stack, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data);
+    const read = async (subject: string) => {
+      const response = await call(stack, `/v1/messages/${listed.find((item) => item.subject === subject)!.id}`, { key: apiKey });
+      expect(response.status).toBe(200);
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(body.length).toBeLessThan(6_000_000);
+      return (JSON.parse(body.toString('utf8')) as { data: { text: string; html: string; source_path: string } }).data;
+    };
+    const deep = await read('deep');
+    expect(deep.text).toContain('482913');
+    expect(deep.html.match(/<div>/g)).toHaveLength(512);
+    const huge = await read('huge');
+    expect(huge.text.endsWith(`[Truncated: the whole message is its source, ${huge.source_path}]`)).toBe(true);
+    expect(huge.html).not.toContain('data:');
+  }, 180_000);
+});
+
 describe('the stack shape: console', () => {
   it("opens the account of a first sign-in, and manages its keys", async () => {
     const token = await consoleSignIn(stack, `first-${randomUUID()}@example.org`);
