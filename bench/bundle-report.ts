@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, stop, type Metafile } from 'esbuild';
 import { routes } from '../lambdas/api/routes';
-import { bundleSettings } from '../lib/bundle-settings';
+import { bundleAliases, bundleSettings } from '../lib/bundle-settings';
 
 interface FunctionEntry {
   name: string;
@@ -90,6 +90,7 @@ async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
     target: bundleSettings.target,
     format: 'cjs',
     mainFields: [...bundleSettings.mainFields],
+    alias: { ...bundleAliases },
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
     metafile: true,

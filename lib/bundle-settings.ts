@@ -1,11 +1,24 @@
+import { join } from 'node:path';
+
+/**
+ * Modules every bundle takes from elsewhere (esbuild's `alias`, absolute so that it resolves the
+ * same wherever esbuild runs). The SDK's default credential chain becomes the environment alone
+ * (`lambdas/composition/default-provider.ts` says why): the chain's SSO and STS clients were
+ * ~58 KB of every function's bundle, loaded at each cold start and never used in Lambda.
+ */
+export const bundleAliases: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': join(__dirname, '..', 'lambdas', 'composition', 'default-provider.ts'),
+};
+
 /**
  * How every function is bundled, in one place for the stack and for the bundle checks: esbuild
  * for Node.js 22, minified, with source maps, preferring packages' ES module builds so that
- * esbuild can drop the AWS SDK commands a function never sends.
+ * esbuild can drop the AWS SDK commands a function never sends, with `bundleAliases` applied.
  */
 export const bundleSettings = {
   target: 'node22',
   mainFields: ['module', 'main'],
   minify: true,
   sourceMap: true,
+  esbuildArgs: Object.fromEntries(Object.entries(bundleAliases).map(([from, to]) => [`--alias:${from}`, to])),
 } as const;

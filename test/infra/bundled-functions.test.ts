@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
-import { bundleSettings } from '../../lib/bundle-settings';
+import { bundleAliases, bundleSettings } from '../../lib/bundle-settings';
 import { startTestService, type TestService } from '../support/local-service';
 import { runProcess } from '../support/run-process';
 
@@ -18,10 +18,10 @@ let secretsManager: Server;
 const secretReads: { target: string; secretId: string }[] = [];
 const cursorSecretArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:CursorSecret-AbCdEf';
 
-/** Bundles an entry exactly as the stack does. */
-async function bundle(name: string, entry: string): Promise<string> {
+/** Bundles an entry exactly as the stack does; returns the bundle's path and what went into it. */
+async function bundleWithInputs(name: string, entry: string): Promise<{ outfile: string; inputs: string[] }> {
   const outfile = join(outDir, name, 'index.js');
-  await build({
+  const result = await build({
     entryPoints: [join(projectRoot, entry)],
     outfile,
     bundle: true,
@@ -29,11 +29,17 @@ async function bundle(name: string, entry: string): Promise<string> {
     format: 'cjs',
     target: bundleSettings.target,
     mainFields: [...bundleSettings.mainFields],
+    alias: { ...bundleAliases },
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
+    metafile: true,
     logLevel: 'silent',
   });
-  return outfile;
+  return { outfile, inputs: Object.keys(result.metafile.inputs) };
+}
+
+async function bundle(name: string, entry: string): Promise<string> {
+  return (await bundleWithInputs(name, entry)).outfile;
 }
 
 /**
@@ -122,5 +128,13 @@ describe('the bundles that ship', () => {
     const run = await invoke(authorizer, usage, `tm_local_${'C'.repeat(43)}`, '/v1/usage', '/v1/usage');
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout).statusCode).toBe(401);
+  }, 60_000);
+
+  it('take AWS credentials from the environment alone, without the default chain and its SSO/STS clients', async () => {
+    const { inputs } = await bundleWithInputs('getMessage', 'lambdas/api/handlers/get-message.ts');
+    const packages = inputs.filter((input) => /node_modules\/@aws-sdk\/(nested-clients|credential-provider-(node|sso|ini|web-identity|env))\//.test(input));
+    expect(new Set(packages.map((input) => input.replace(/^.*node_modules\/(@aws-sdk\/[^/]+)\/.*$/, '$1')))).toEqual(
+      new Set(['@aws-sdk/credential-provider-env']),
+    );
   }, 60_000);
 });
