@@ -17,6 +17,8 @@ export class Inbox {
   requests = 0;
   /** What the last wait spent (also after a failed wait). */
   lastWait: { requests: number } | undefined;
+  /** The messages this inbox's waits (and `toHaveReceived`) returned, in order, each once: the Playwright fixture reports them when a test fails. */
+  readonly returned: Message[] = [];
   /** Messages an assertion found and no wait has returned yet. */
   private readonly kept: Message[] = [];
 
@@ -58,7 +60,7 @@ export class Inbox {
     }
     if (inHand.length === count) {
       this.lastWait = { requests: 0 };
-      return inHand;
+      return this.remember(inHand);
     }
     const more = await this.client.waitForMessages(this.id, {
       ...merged,
@@ -70,7 +72,12 @@ export class Inbox {
         merged.onSpent?.(requests);
       },
     });
-    return [...inHand, ...more];
+    return this.remember([...inHand, ...more]);
+  }
+
+  private remember(messages: Message[]): Message[] {
+    for (const message of messages) if (!this.returned.some((known) => known.id === message.id)) this.returned.push(message);
+    return messages;
   }
 
   /**
@@ -89,6 +96,8 @@ export class Inbox {
       throw error;
     }
     this.client.returnedIds(this.id).delete(message.id);
+    const index = this.returned.findIndex((known) => known.id === message.id);
+    if (index >= 0) this.returned.splice(index, 1);
     throw new UnexpectedMessageError(this.id, [{ id: message.id, subject: message.subject, from: message.from, receivedAt: message.received_at }], `Expected no matching message (${describeCriteria({ ...rest, match })}) at ${this.address} for ${forMs} ms`);
   }
 

@@ -1,6 +1,7 @@
 import { expect as baseExpect, test as base } from '@playwright/test';
 import { TempmailClient, type ClientOptions } from './client';
 import { WaitTimeoutError } from './errors';
+import { failureReport, failureReportText } from './failure-report';
 import { Inbox } from './inbox';
 import type { MessageMatch, WaitOptions } from './wait-for-message';
 
@@ -53,10 +54,18 @@ export const test = base.extend<TempmailFixtures & TempmailOptions>({
       await use(inbox);
     } finally {
       teardown.abort(new Error('The test ended'));
+      // A failed test's report carries its inbox: what came and what the waits returned (one more charged request, counted).
+      const failed = testInfo.status === 'failed' || testInfo.status === 'timedOut';
+      const reported = failed ? await failureReport(inbox) : undefined;
       // What the test cost, on the test's output and as an annotation: each is a charged request (a free plan has 100 for life).
-      const spent = 1 + inbox.requests;
+      const spent = 1 + inbox.requests + (reported?.requests ?? 0);
+      const parts = `(1 create, ${inbox.requests} by waits and marks${reported ? `, ${reported.requests} by the failure report` : ''})`;
       testInfo.annotations.push({ type: 'tempmail requests', description: String(spent) });
-      console.log(`tempmail: ${spent} requests spent by "${testInfo.title}" (1 create, ${inbox.requests} by waits and marks)`);
+      console.log(`tempmail: ${spent} requests spent by "${testInfo.title}" ${parts}`);
+      if (reported) {
+        await testInfo.attach('tempmail inbox', { body: JSON.stringify({ ...reported.report, requests: spent }, null, 2), contentType: 'application/json' });
+        await testInfo.attach('tempmail inbox.txt', { body: failureReportText(reported.report, `requests: ${spent} ${parts}`), contentType: 'text/plain' });
+      }
     }
   },
 });

@@ -23,6 +23,35 @@ let service: SpawnedService;
 let work: string;
 let app: string;
 let env: Record<string, string>;
+let playwrightReport: string | undefined;
+
+interface PlaywrightSpec {
+  title: string;
+  tests: { results: { status: string; attachments: { name: string; body?: string; path?: string }[] }[] }[];
+}
+interface PlaywrightSuite {
+  specs?: PlaywrightSpec[];
+  suites?: PlaywrightSuite[];
+}
+
+/** A fixture test that fails on purpose after a wait returned a long mail, with a second mail no wait took. */
+const FAILING_SPEC = `import { test, expect } from '@tempmail/client/playwright';
+import nodemailer from 'nodemailer';
+
+const smtp = nodemailer.createTransport({ host: '127.0.0.1', port: Number(process.env.SMTP_PORT) });
+test.afterAll(() => smtp.close());
+
+test('fails after its wait', async ({ inbox }) => {
+  test.fail();
+  const from = 'Acme <no-reply@acme.example>';
+  const text = 'Your code is 271828, or follow https://app.example/confirm?token=abc\\n' + 'padding '.repeat(400);
+  await smtp.sendMail({ from, to: inbox.address, subject: 'Confirm your sign-up', text });
+  expect(await inbox.waitForCode({ subject: /confirm/i })).toBe('271828');
+  await smtp.sendMail({ from, to: inbox.address, subject: 'Welcome', text: 'Hello' });
+  await expect(inbox).toHaveReceived({ subject: 'Welcome' });
+  expect('the page').toBe('what the test wanted');
+});
+`;
 
 async function run(command: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}, options: { realClock?: boolean } = {}) {
   // The user's own shell: nothing of this Jest run (Playwright refuses to run under Jest's worker variables).
@@ -60,6 +89,7 @@ beforeAll(async () => {
   await writeFile(join(app, 'signup.test.mjs'), readmeBlock('<!-- e2e-example: signup.test.mjs'));
   await writeFile(join(app, 'signup.spec.ts'), readmeBlock('<!-- e2e-example: signup.spec.ts', 'docs/end-to-end-testing.md'));
   await writeFile(join(app, 'playwright.config.ts'), readmeBlock('<!-- e2e-example: playwright.config.ts', 'docs/end-to-end-testing.md'));
+  await writeFile(join(app, 'failure.spec.ts'), FAILING_SPEC);
 
   service = await spawnNpmStart({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
@@ -123,11 +153,55 @@ const required = require('@tempmail/client');`,
 
   it("runs the Playwright-fixture example of docs/end-to-end-testing.md with npx playwright test", async () => {
     // The runner and its Chromium keep the real clock (Chromium crawls under libfaketime); the service's may be shifted.
-    const result = await run('npx', ['playwright', 'test'], app, { CHROMIUM_PATH: chromiumPath }, { realClock: true });
-    expect(result.output).toMatch(/1 passed/);
-    expect(result.output).toMatch(/tempmail: \d+ requests spent by ".+" \(1 create, \d+ by waits and marks\)/);
+    // The same run holds a test that fails on purpose (marked `test.fail()`), whose report the next case reads.
+    const reportFile = join(work, 'playwright-report.json');
+    const result = await run('npx', ['playwright', 'test', '--reporter=line,json'], app, { CHROMIUM_PATH: chromiumPath, PLAYWRIGHT_JSON_OUTPUT_FILE: reportFile, PLAYWRIGHT_JSON_OUTPUT_NAME: reportFile }, { realClock: true });
+    expect(result.output).toMatch(/2 passed/);
+    expect(result.output).toMatch(/tempmail: \d+ requests spent by "sign up" \(1 create, \d+ by waits and marks\)/);
     expect(result.code).toBe(0);
+    playwrightReport = await readFile(reportFile, 'utf8');
   }, 90_000);
+
+  it("attaches a failed test's inbox to the Playwright report: address, mails received, each mail a wait returned, never the key", async () => {
+    expect(playwrightReport).toBeDefined();
+    const report = JSON.parse(playwrightReport!);
+    const failed = report.suites.flatMap(function specs(suite: PlaywrightSuite): PlaywrightSpec[] {
+      return [...(suite.specs ?? []), ...(suite.suites ?? []).flatMap(specs)];
+    }).find((spec: PlaywrightSpec) => spec.title === 'fails after its wait');
+    const result = failed.tests[0].results[0];
+    expect(result.status).toBe('failed');
+    // The JSON reporter gives an attachment's body in base64, or the file Playwright wrote it to.
+    const ours = result.attachments.filter((item: { name: string }) => item.name.startsWith('tempmail'));
+    const attached: Record<string, string> = {};
+    for (const item of ours) attached[item.name] = item.body === undefined ? await readFile(item.path!, 'utf8') : Buffer.from(item.body, 'base64').toString('utf8');
+    expect(Object.keys(attached).sort()).toEqual(['tempmail inbox', 'tempmail inbox.txt']);
+    // The key is in no attachment and nowhere else in the report.
+    for (const body of [...Object.values(attached), playwrightReport!]) expect(body).not.toContain(env.TEMPMAIL_API_KEY);
+
+    const inbox = JSON.parse(attached['tempmail inbox']!);
+    expect(inbox.address).toMatch(/^[^@]+@[^@]+$/);
+    expect(inbox.received).toHaveLength(2);
+    expect(inbox.received.map((item: { subject: string }) => item.subject).sort()).toEqual(['Confirm your sign-up', 'Welcome']);
+    expect(inbox.received[0]).toEqual({ received_at: expect.any(String), subject: expect.any(String), from: '"Acme" <no-reply@acme.example>' });
+    expect(inbox.returned).toEqual([
+      { subject: 'Confirm your sign-up', from: '"Acme" <no-reply@acme.example>', received_at: expect.any(String), code: '271828', link: 'https://app.example/confirm?token=abc', text: expect.any(String), text_omitted: expect.any(Number) },
+      // What `toHaveReceived` found counts too: the test waited for it.
+      { subject: 'Welcome', from: '"Acme" <no-reply@acme.example>', received_at: expect.any(String), code: null, link: null, text: 'Hello\n', text_omitted: 0 },
+    ]);
+    expect(inbox.returned[0].text).toHaveLength(2_000);
+    expect(inbox.returned[0].text_omitted).toBeGreaterThan(0);
+    // What the test spent counts the report's one list request; the test's own output says the same.
+    const waits = Number(/tempmail: \d+ requests spent by "fails after its wait" \(1 create, (\d+) by waits and marks, 1 by the failure report\)/.exec(result.stdout.map((chunk: { text: string }) => chunk.text).join(''))?.[1]);
+    expect(waits).toBeGreaterThan(0);
+    expect(inbox.requests).toBe(1 + waits + 1);
+
+    const text = attached['tempmail inbox.txt']!;
+    expect(text).toContain(`address: ${inbox.address} (${inbox.id})\nrequests: ${inbox.requests} (1 create, ${waits} by waits and marks, 1 by the failure report)\nreceived: 2 mails\n`);
+    expect(text).toMatch(/\n {2}\S+ "Welcome" from "\\"Acme\\" <no-reply@acme\.example>"\n/);
+    expect(text).toContain('returned by a wait: "Confirm your sign-up" from "\\"Acme\\" <no-reply@acme.example>" at ');
+    expect(text).toContain('\n  code: 271828\n  link: https://app.example/confirm?token=abc\n  text:\n    Your code is 271828, or follow https://app.example/confirm?token=abc\n');
+    expect(text).toMatch(/… \(\d+ more characters\)\nreturned by a wait: "Welcome" from .+ at \S+\n {2}code: None\n {2}link: None\n {2}text:\n {4}Hello$/);
+  });
 });
 
 /**
