@@ -43,8 +43,10 @@ from .resources import (
 )
 from .retry_policy import RetryPolicy
 from .transport import HttpRequest, HttpResponse, Transport, TransportError
-from .wait import Mark, MessageMatch, TextMatcher
+from .mark import Mark
+from .message_match import MessageMatch, TextMatcher
 from .wait_cost import worst_case_requests
+from .wait_options import WaitOptions
 from .wait_report import Rejection, WaitReport
 
 __version__ = "0.2.0"
@@ -92,6 +94,7 @@ __all__ = [
     "UnexpectedMessageError",
     "UnexpectedResponseError",
     "Usage",
+    "WaitOptions",
     "WaitReport",
     "WaitTimeoutError",
     "decode_entities",

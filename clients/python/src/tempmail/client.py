@@ -7,7 +7,7 @@ import re
 import time
 import urllib.parse
 import uuid
-from datetime import datetime
+from dataclasses import replace
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Set, TypeVar
 
 from . import answers
@@ -17,7 +17,11 @@ from .inbox import Inbox
 from .resources import Domain, DomainPage, Email, FileBody, Message, MessageListItem, MessagePage, Usage
 from .retry_policy import RetryPolicy, delay_before_retry, retry_after_of
 from .transport import HttpRequest, HttpResponse, Transport, TransportError, urllib_transport
-from .wait import PAGE, Mark, MessageMatch, TextMatcher, WaitOptions, match_of, positive_seconds, take_mark, wait_for_messages
+from .mark import Mark
+from .message_match import MessageMatch
+from .wait import PAGE, positive_seconds, take_mark, wait_for_messages
+from .wait_arguments import wait_arguments
+from .wait_options import WaitOptions
 
 #: The default address of the service: the local one that ``npm start`` runs.
 DEFAULT_BASE_URL = "http://127.0.0.1:3000"
@@ -50,7 +54,7 @@ class TempmailClient:
 
         tempmail = TempmailClient()  # TEMPMAIL_API_KEY; TEMPMAIL_BASE_URL or http://127.0.0.1:3000
         inbox = tempmail.inbox(tempmail.create_email())
-        message = inbox.wait_for_message(subject=re.compile("verify", re.I), timeout=30)
+        message = inbox.wait_for_message(MessageMatch(subject=re.compile("verify", re.I)), WaitOptions(timeout=30))
     """
 
     def __init__(
@@ -162,107 +166,56 @@ class TempmailClient:
     # -- waits ----------------------------------------------------------------------------------
 
     def wait_for_message(
-        self,
-        email_id: str,
-        match: Optional[MessageMatch] = None,
-        *,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        timeout: float = 30.0,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        initial_interval: float = 1.0,
-        max_interval: float = 5.0,
-        request_timeout: Optional[float] = None,
-        on_spent: Optional[Callable[[int], None]] = None,
+        self, email_id: str, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, **keywords: Any
     ) -> Message:
         """
         Polls an email until a new message matches, and returns the whole message. Never returns a
-        message an earlier wait of this client returned. Matchers: a string is a case-insensitive
-        substring, a compiled pattern is tested with ``search``; ``to`` passes when any recipient
-        does; ``body`` tests ``text`` and ``html``. Raises ``WaitTimeoutError`` at ``timeout``
-        seconds (or when ``max_requests`` are spent); ``on_spent`` is told the requests the wait sent.
-        A ``max_requests`` below the wait's worst case (``worst_case_requests``) is a ``ValueError``
-        before any request, unless ``allow_over_budget`` lets the wait end at the budget.
-        The tests may come as one ``MessageMatch`` instead of the keywords.
+        message an earlier wait of this client returned. Every test of ``match`` given must pass: a
+        string is a case-insensitive substring, a compiled pattern is tested with ``search``; ``to``
+        passes when any recipient does; ``body`` tests ``text`` and ``html``. Raises
+        ``WaitTimeoutError`` at ``options.timeout`` seconds (or when ``max_requests`` are spent);
+        ``on_spent`` is told the requests the wait sent. A ``max_requests`` below the wait's worst
+        case (``worst_case_requests``) is a ``ValueError`` before any request, unless
+        ``allow_over_budget`` lets the wait end at the budget. The tests and options may also come
+        as keywords (``subject="verify", timeout=10``), as in earlier releases.
         """
-        return self.wait_for_messages(
-            email_id, 1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
-            request_timeout=request_timeout, on_spent=on_spent,
-        )[0]  # fmt: skip
+        match, options = wait_arguments("wait_for_message", match, options, keywords)
+        return self.wait_for_messages(email_id, 1, match, options)[0]
 
     def wait_for_messages(
-        self,
-        email_id: str,
-        count: int,
-        match: Optional[MessageMatch] = None,
-        *,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        timeout: float = 30.0,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        initial_interval: float = 1.0,
-        max_interval: float = 5.0,
-        request_timeout: Optional[float] = None,
-        on_spent: Optional[Callable[[int], None]] = None,
-        exact: bool = False,
+        self, email_id: str, count: int, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, **keywords: Any
     ) -> List[Message]:
         """
         Waits for ``count`` new matching messages and returns them oldest first (see
-        ``wait_for_message``). With ``exact``, raises ``UnexpectedMessageError`` when the poll that
-        completes the count holds more matching new mail than ``count``.
+        ``wait_for_message``). With ``options.exact``, raises ``UnexpectedMessageError`` when the
+        poll that completes the count holds more matching new mail than ``count``.
         """
-        options = WaitOptions(
-            timeout=timeout, after=after, since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval,
-            max_interval=max_interval, request_timeout=self.request_timeout if request_timeout is None else request_timeout,
-            on_spent=on_spent, exact=exact,
-        )  # fmt: skip
-        return wait_for_messages(self, email_id, count, match_of(match, from_, to, subject, body, where), options)
+        match, options = wait_arguments("wait_for_messages", match, options, keywords)
+        return wait_for_messages(self, email_id, count, match, options)
 
     def expect_no_message(
         self,
         email_id: str,
         match: Optional[MessageMatch] = None,
+        options: Optional[WaitOptions] = None,
         *,
         for_seconds: float,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        request_timeout: Optional[float] = None,
-        on_spent: Optional[Callable[[int], None]] = None,
+        **keywords: Any,
     ) -> None:
         """
         Polls an email through ``for_seconds`` (on the wait's schedule, and once more at its end)
         and raises ``UnexpectedMessageError`` naming the first new mail that matches (subject,
         sender, received time; never its body). Returns None when none came. A spent
         ``max_requests`` raises ``WaitTimeoutError`` (``reason`` ``"budget"``): the window was not
-        watched to its end. Take a ``mark()`` before the action and pass it as ``after``.
+        watched to its end. Take a ``mark()`` before the action and pass it as ``after``. The
+        window is ``for_seconds``: options with a ``timeout``, or ``exact``, are a ``ValueError``.
         """
-        options = WaitOptions(
-            timeout=for_seconds, after=after, since=since, max_requests=max_requests, allow_over_budget=allow_over_budget,
-            request_timeout=self.request_timeout if request_timeout is None else request_timeout, on_spent=on_spent,
-            poll_at_deadline=True,
-        )  # fmt: skip
+        match, options = wait_arguments("expect_no_message", match, options, keywords)
+        if options.timeout is not None or options.exact:
+            raise ValueError("expect_no_message watches for_seconds: give its options no timeout and no exact")
+        window = replace(options, timeout=for_seconds)
         try:
-            arrived = wait_for_messages(self, email_id, 1, match_of(match, from_, to, subject, body, where), options)
+            arrived = wait_for_messages(self, email_id, 1, match, window, poll_at_deadline=True)
         except WaitTimeoutError as ended:
             if ended.reason == "deadline":
                 return

@@ -1,23 +1,25 @@
 """One email with the waits a test needs."""
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional
+from dataclasses import replace
+from typing import Any, Dict, List, Optional
 
 from .extract import extract_code, extract_link
+from .inbox_client import InboxClient
+from .mark import Mark
+from .message_match import MessageMatch
 from .resources import Email, Message
-from .wait import Mark, MessageMatch, TextMatcher
-
-if TYPE_CHECKING:
-    from .client import TempmailClient
+from .wait_arguments import wait_arguments
+from .wait_options import WaitOptions
 
 
 class Inbox:
     """
-    One email with the waits a test needs. Its waits share the client's memory: none returns a
-    message an earlier wait returned, so a second wait returns the second mail.
+    One email with the waits a test needs: the client's waits without the email id. Its waits
+    share the client's memory: none returns a message an earlier wait returned, so a second wait
+    returns the second mail. Each takes a ``MessageMatch`` and ``WaitOptions`` (or their keywords).
     """
 
-    def __init__(self, client: "TempmailClient", email: Email) -> None:
+    def __init__(self, client: InboxClient, email: Email) -> None:
         self.client = client
         self.email = email
         #: HTTP requests this inbox's waits and marks sent.
@@ -44,128 +46,52 @@ class Inbox:
         self.requests += 1
         return mark
 
-    def wait_for_message(
-        self,
-        match: Optional[MessageMatch] = None,
-        *,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        timeout: float = 30.0,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        initial_interval: float = 1.0,
-        max_interval: float = 5.0,
-    ) -> Message:
+    def wait_for_message(self, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, **keywords: Any) -> Message:
         """Waits for the oldest new message that matches (default 30 s)."""
-        return self.wait_for_messages(
-            1, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
-        )[0]  # fmt: skip
+        return self._wait("wait_for_message", 1, match, options, keywords)[0]
 
     def wait_for_messages(
-        self,
-        count: int,
-        match: Optional[MessageMatch] = None,
-        *,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        timeout: float = 30.0,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        initial_interval: float = 1.0,
-        max_interval: float = 5.0,
-        exact: bool = False,
+        self, count: int, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, **keywords: Any
     ) -> List[Message]:
         """Waits for ``count`` new matching messages, oldest first; ``exact``: more in the poll that completes the count is an error."""
-        messages = self.client.wait_for_messages(
-            self.id, count, match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after,
-            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval, on_spent=self._count_spent, exact=exact,
-        )  # fmt: skip
+        return self._wait("wait_for_messages", count, match, options, keywords)
+
+    def wait_for_code(self, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, **keywords: Any) -> str:
+        """Waits as ``wait_for_message`` does and returns the message's verification code; raises ``LookupError`` when it holds none."""
+        message = self._wait("wait_for_code", 1, match, options, keywords)[0]
+        return _found(extract_code(message), "code", message)
+
+    def wait_for_link(self, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, **keywords: Any) -> str:
+        """Waits as ``wait_for_message`` does and returns its action link (entity-decoded); raises ``LookupError`` when it holds none."""
+        message = self._wait("wait_for_link", 1, match, options, keywords)[0]
+        return _found(extract_link(message), "link", message)
+
+    def expect_no_message(
+        self, match: Optional[MessageMatch] = None, options: Optional[WaitOptions] = None, *, for_seconds: float, **keywords: Any
+    ) -> None:
+        """Polls through ``for_seconds`` and raises ``UnexpectedMessageError`` naming the new mail that matches, if any came."""
+        match, options = wait_arguments("expect_no_message", match, options, keywords)
+        self.client.expect_no_message(self.id, match, self._counted(options), for_seconds=for_seconds)
+
+    def _wait(
+        self, wait: str, count: int, match: Optional[MessageMatch], options: Optional[WaitOptions], keywords: Dict[str, Any]
+    ) -> List[Message]:
+        match, options = wait_arguments(wait, match, options, keywords)
+        messages = self.client.wait_for_messages(self.id, count, match, self._counted(options))
         self.returned.extend(messages)
         return messages
 
-    def expect_no_message(
-        self,
-        match: Optional[MessageMatch] = None,
-        *,
-        for_seconds: float,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-    ) -> None:
-        """Polls through ``for_seconds`` and raises ``UnexpectedMessageError`` naming the new mail that matches, if any came."""
-        self.client.expect_no_message(
-            self.id, match, for_seconds=for_seconds, from_=from_, to=to, subject=subject, body=body, where=where, after=after,
-            since=since, max_requests=max_requests, allow_over_budget=allow_over_budget, on_spent=self._count_spent,
-        )  # fmt: skip
+    def _counted(self, options: WaitOptions) -> WaitOptions:
+        """The options with the inbox's own count of what the wait spent, beside the caller's ``on_spent``, if any."""
+        told = options.on_spent
 
-    def _count_spent(self, requests: int) -> None:
-        self.last_wait = {"requests": requests}
-        self.requests += requests
+        def on_spent(requests: int) -> None:
+            self.last_wait = {"requests": requests}
+            self.requests += requests
+            if told is not None:
+                told(requests)
 
-    def wait_for_code(
-        self,
-        match: Optional[MessageMatch] = None,
-        *,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        timeout: float = 30.0,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        initial_interval: float = 1.0,
-        max_interval: float = 5.0,
-    ) -> str:
-        """Waits as ``wait_for_message`` does and returns the message's verification code; raises ``LookupError`` when it holds none."""
-        message = self.wait_for_message(
-            match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
-        )  # fmt: skip
-        return _found(extract_code(message), "code", message)
-
-    def wait_for_link(
-        self,
-        match: Optional[MessageMatch] = None,
-        *,
-        from_: Optional[TextMatcher] = None,
-        to: Optional[TextMatcher] = None,
-        subject: Optional[TextMatcher] = None,
-        body: Optional[TextMatcher] = None,
-        where: Optional[Callable[[Message], bool]] = None,
-        timeout: float = 30.0,
-        after: Optional[Mark] = None,
-        since: Optional[datetime] = None,
-        max_requests: Optional[int] = None,
-        allow_over_budget: bool = False,
-        initial_interval: float = 1.0,
-        max_interval: float = 5.0,
-    ) -> str:
-        """Waits as ``wait_for_message`` does and returns its action link (entity-decoded); raises ``LookupError`` when it holds none."""
-        message = self.wait_for_message(
-            match, from_=from_, to=to, subject=subject, body=body, where=where, timeout=timeout, after=after, since=since,
-            max_requests=max_requests, allow_over_budget=allow_over_budget, initial_interval=initial_interval, max_interval=max_interval,
-        )  # fmt: skip
-        return _found(extract_link(message), "link", message)
+        return replace(options, on_spent=on_spent)
 
 
 def _found(value: Optional[str], what: str, message: Message) -> str:

@@ -1,9 +1,8 @@
 """The client's wait for new mail: marks, matchers, the polling schedule and its deadline."""
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable, Dict, List, Optional, Pattern, Protocol, Set, Tuple, Union
+from typing import Dict, List, Optional, Protocol, Set
 
 from .errors import (
     AllowanceExhaustedError,
@@ -14,64 +13,22 @@ from .errors import (
     UnexpectedMessageError,
     WaitTimeoutError,
 )
+from .mark import Mark
+from .message_match import MessageMatch, TextMatcher
 from .resources import Message, MessageListItem, MessagePage
 from .retry_policy import RetryPolicy
 from .wait_cost import positive_seconds, worst_case_requests
+from .wait_options import DEFAULT_TIMEOUT, WaitOptions
 from .wait_report import Rejection, WaitReport, describe_criteria
-
-#: A text test: a substring (case-insensitive) or a compiled regular expression (tested with ``search``).
-TextMatcher = Union[str, Pattern[str]]
 
 PAGE = 100
 
 
-@dataclass(frozen=True)
-class Mark:
-    """What an inbox held when it was marked: its message ids and the newest ``received_at`` as the server wrote it."""
-
-    email_id: str
-    ids: Tuple[str, ...]
-    newest_received_at: Optional[str]
-
-
-@dataclass(frozen=True)
-class MessageMatch:
-    """The tests a wanted message passes; every one given must pass."""
-
-    #: Tested against the whole ``from`` display text (name and address).
-    from_: Optional[TextMatcher] = None
-    #: Passes when any recipient passes.
-    to: Optional[TextMatcher] = None
-    subject: Optional[TextMatcher] = None
-    #: Tested against ``text`` and sanitized ``html``; needs the whole message (one charged read per candidate).
-    body: Optional[TextMatcher] = None
-    #: Any further test on the whole message.
-    where: Optional[Callable[[Message], bool]] = None
-
-
-def match_of(
-    match: Optional[MessageMatch],
-    from_: Optional[TextMatcher],
-    to: Optional[TextMatcher],
-    subject: Optional[TextMatcher],
-    body: Optional[TextMatcher],
-    where: Optional[Callable[[Message], bool]],
-) -> MessageMatch:
-    """The wait's tests: the ``MessageMatch`` given, or the keywords; both at once is a mistake the caller is told of."""
-    keywords = MessageMatch(from_=from_, to=to, subject=subject, body=body, where=where)
-    if match is None:
-        return keywords
-    if not isinstance(match, MessageMatch):
-        raise TypeError(f"match must be a MessageMatch, got {type(match).__name__}")
-    if keywords != MessageMatch():
-        raise ValueError("Give the tests as a MessageMatch or as keywords (from_, to, subject, body, where), not both")
-    return match
-
-
 class WaitingClient(Protocol):
-    """The part of the client a wait uses: one-attempt requests, its clock, its retry limits and its memory."""
+    """The part of the client a wait uses: one-attempt requests, its clock, its retry limits, its memory and its request time-out."""
 
     retry: RetryPolicy
+    request_timeout: float
 
     def _list_once(self, email_id: str, cursor: Optional[str], request_timeout: float) -> MessagePage: ...
 
@@ -124,27 +81,9 @@ def whole_failure(match: MessageMatch, message: Message) -> Optional[str]:
     return None
 
 
-@dataclass
-class WaitOptions:
-    """How long and how a wait polls. Durations in seconds."""
-
-    timeout: float = 30.0
-    after: Optional[Mark] = None
-    since: Optional[datetime] = None
-    max_requests: Optional[int] = None
-    initial_interval: float = 1.0
-    max_interval: float = 5.0
-    request_timeout: float = 30.0
-    on_spent: Optional[Callable[[int], None]] = None
-    #: Raise ``UnexpectedMessageError`` when the poll that completes the count holds more matching new mail.
-    exact: bool = False
-    #: Poll once more when the deadline comes, so that mail of the window's last seconds is seen (``expect_no_message``).
-    poll_at_deadline: bool = False
-    #: Start even when the wait's worst case exceeds ``max_requests``: it then ends at the budget (``reason`` ``"budget"``).
-    allow_over_budget: bool = False
-
-
-def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: MessageMatch, options: WaitOptions) -> List[Message]:
+def wait_for_messages(
+    client: WaitingClient, email_id: str, count: int, match: MessageMatch, options: WaitOptions, *, poll_at_deadline: bool = False
+) -> List[Message]:
     """
     Polls an email's messages until ``count`` new ones match, and returns them (whole), oldest
     first. The service never waits on the client's behalf (contract), so this is the client's
@@ -160,13 +99,15 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
     that finds nothing costs 9 requests, 10 at worst with its read (``worst_case_requests``).
     ``max_requests`` bounds it: a wait whose worst case exceeds it is refused before its first
     request (``ValueError``) unless ``allow_over_budget``, and then ends at the budget.
+    ``poll_at_deadline`` polls once more when the deadline comes, so that mail of the window's last
+    seconds is seen (``expect_no_message``).
 
     The deadline caps every sleep and every request; 5xx answers, network failures and the short
     window's 429 are waited through. A used-up allowance and any other 4xx end the wait at once.
     Raises ``WaitTimeoutError`` (with the last error as its cause) at the deadline or the budget.
     """
-    timeout = positive_seconds(options.timeout, "timeout")
-    request_timeout = positive_seconds(options.request_timeout, "request_timeout")
+    timeout = positive_seconds(DEFAULT_TIMEOUT if options.timeout is None else options.timeout, "timeout")
+    request_timeout = positive_seconds(client.request_timeout if options.request_timeout is None else options.request_timeout, "request_timeout")
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be an integer of at least 1, got {count!r}")
     max_requests = options.max_requests
@@ -174,7 +115,7 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
         raise ValueError(f"max_requests must be an integer of at least 1, got {max_requests!r}")
     if options.after is not None and options.after.email_id != email_id:
         raise ValueError(f"The mark was taken of {options.after.email_id}, not of {email_id}")
-    worst = worst_case_requests(timeout, count, options.initial_interval, options.max_interval, options.poll_at_deadline)
+    worst = worst_case_requests(timeout, count, options.initial_interval, options.max_interval, poll_at_deadline)
     if max_requests is not None and worst > max_requests and not options.allow_over_budget:
         raise ValueError(
             f"This wait may spend {worst} requests ({worst - count} polls in {timeout:g} s on its schedule and {count} read"
@@ -270,7 +211,7 @@ def wait_for_messages(client: WaitingClient, email_id: str, count: int, match: M
                 raise timed_out("deadline")
             client.sleep(min(max(interval, retry_after), remaining))
             interval = min(options.max_interval, interval * 1.5)
-            closing = options.poll_at_deadline and deadline - client.now() <= 0
+            closing = poll_at_deadline and deadline - client.now() <= 0
     finally:
         if options.on_spent is not None:
             options.on_spent(requests)
