@@ -182,6 +182,11 @@ export async function startFunctionEndpoint(
     res.end(JSON.stringify({ ARN: arn, Name: arn.split(':').pop(), SecretString: value, VersionId: 'local', VersionStages: ['AWSCURRENT'], CreatedDate: 0 }));
   }
 
+  // AWS's endpoints keep an idle connection open far longer than Node's 5 s default. Closed sooner,
+  // a function's pooled socket can meet the close as it sends, the SDK retries on a new one, and a
+  // request the function counted as sent never arrives here: keep idle sockets for a function's
+  // longest life (Lambda's 15-minute time-out).
+  server.keepAliveTimeout = 15 * 60_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
