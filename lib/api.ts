@@ -25,6 +25,7 @@ import { apiDeclaration, routes, type RouteDefinition } from '../lambdas/api/rou
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
 import { declaredGatewayResponse, gatewayResponseTable, type GatewayResponse } from './gateway-responses';
 import { ServiceFunction } from './service-function';
+import { originVerifyValue } from './viewer-address';
 import type { Storage } from './storage';
 import type { TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
@@ -95,6 +96,9 @@ export class Api extends Construct {
             stage: '$context.stage',
             time: '$context.requestTime',
             ip: '$context.identity.sourceIp',
+            // The client behind the console's distribution, as the key authorizer judged it
+            // (lambdas/core/client-address.ts); `-` on console routes, whose authorizer is Cognito's.
+            clientIp: '$context.authorizer.client_ip',
             method: '$context.httpMethod',
             resource: '$context.resourcePath',
             status: '$context.status',
@@ -118,7 +122,8 @@ export class Api extends Construct {
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       entry: join(apiRoot, 'authorizer.ts'),
-      environment: props.environment,
+      // The value the console's distribution adds: only with it is a viewer address believed.
+      environment: { ...props.environment, TEMPMAIL_ORIGIN_VERIFY: originVerifyValue() },
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
     });
     props.storage.grantItems(this.authorizerFunction, 'apiKeys', 'GetItem');

@@ -1,8 +1,9 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { authorize, type Credentials } from '../core/authorize';
+import { clientAddress, originVerifyHeader, viewerAddressHeader } from '../core/client-address';
 import { Unavailable } from '../core/errors';
-import { encodeDecision } from './authorizer-context';
-import { lambdaServices } from '../composition/lambda-services';
+import { encodeDecision, type AuthorizerContext } from './authorizer-context';
+import { authorizerOriginVerify, lambdaServices } from '../composition/lambda-services';
 import { allHeaderValues } from './proxy-event';
 import { routeForResource } from './routes';
 import type { ApiServices } from '../composition/services';
@@ -10,13 +11,15 @@ import type { ApiServices } from '../composition/services';
 /**
  * The REQUEST authorizer (DESIGN: request flow 1 and 4). It always allows the call through to
  * the route and hands its decision over in the context, because only our own code can answer
- * 401, 403 and 429 with the contract's body and per-request headers.
+ * 401, 403 and 429 with the contract's body and per-request headers. The context also names the
+ * client (`client_ip`) for the stage's access log, which can print the context but no request
+ * header: `originVerify` is the value the console's distribution adds (lib/viewer-address.ts).
  */
-export function createAuthorizer(services: () => ApiServices) {
+export function createAuthorizer(services: () => ApiServices, originVerify?: string) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const deps = services();
     const route = routeForResource(event.httpMethod, event.resource);
-    let context;
+    let context: AuthorizerContext;
     try {
       const decision = await authorize(credentialsOf(event), { charge: route?.charged ?? true }, deps);
       context = encodeDecision(decision, deps.clock.now());
@@ -26,12 +29,12 @@ export function createAuthorizer(services: () => ApiServices) {
       context = encodeDecision({ decision: 'service_unavailable' }, deps.clock.now());
     }
     return {
-      principalId: context.account_id || 'anonymous',
+      principalId: context['account_id'] || 'anonymous',
       policyDocument: {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
       },
-      context,
+      context: { ...context, client_ip: clientAddressOf(event, originVerify) },
     };
   };
 }
@@ -43,10 +46,21 @@ export function credentialsOf(event: APIGatewayRequestAuthorizerEvent): Credenti
   return { authorization, query };
 }
 
+/** The client's address: the viewer's through the console's distribution, else the connection's. */
+export function clientAddressOf(event: APIGatewayRequestAuthorizerEvent, originVerify: string | undefined): string {
+  const headers = allHeaderValues(event);
+  const origin = {
+    connection: event.requestContext?.identity?.sourceIp ?? '',
+    viewer: headers[viewerAddressHeader] ?? [],
+    originVerify: headers[originVerifyHeader] ?? [],
+  };
+  return clientAddress(origin, originVerify);
+}
+
 function mapValues(single: Record<string, string | undefined>): Record<string, string[]> {
   return Object.fromEntries(
     Object.entries(single).flatMap(([name, value]) => (value === undefined ? [] : [[name, [value]]])),
   );
 }
 
-export const handler = createAuthorizer(lambdaServices);
+export const handler = createAuthorizer(lambdaServices, authorizerOriginVerify());

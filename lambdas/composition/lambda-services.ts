@@ -45,6 +45,16 @@ export function withLambdaServices<E extends object>(extra: E): ApiServices & E 
   return { ...lambdaServices(), ...extra };
 }
 
+/** The key authorizer's further environment: the value the console's distribution adds to its API requests. */
+const authorizerEnvironment = z.object({
+  TEMPMAIL_ORIGIN_VERIFY: z.optional(z.string().check(z.minLength(1))),
+});
+
+/** The origin-verify value the authorizer trusts a viewer address with; unset, it trusts none. */
+export function authorizerOriginVerify(): string | undefined {
+  return z.parse(authorizerEnvironment, process.env).TEMPMAIL_ORIGIN_VERIFY;
+}
+
 /** The console functions' further environment: the OpenID Connect issuer they trust. */
 const consoleEnvironment = z.object({
   OIDC_ISSUER: z.string().check(z.minLength(1)),

@@ -230,6 +230,20 @@ describe('the API', () => {
     expect(stage.Properties.MethodSettings ?? []).not.toContainEqual(expect.objectContaining({ DataTraceEnabled: true }));
   });
 
+  it("logs the client behind the console's distribution as the key authorizer judged it, with the distribution's own proof", () => {
+    const stage = resources('AWS::ApiGateway::Stage')[0]!;
+    const format = JSON.parse(stage.Properties.AccessLogSetting.Format);
+    // `ip` stays the connection (a CloudFront edge server's through the distribution); `clientIp` is the viewer's only with the proof.
+    expect(format).toMatchObject({ ip: '$context.identity.sourceIp', clientIp: '$context.authorizer.client_ip' });
+    const withValue = resources('AWS::Lambda::Function').filter((fn) => fn.Properties.Environment?.Variables?.TEMPMAIL_ORIGIN_VERIFY !== undefined);
+    expect(withValue.map((fn) => fn.Properties.Description)).toEqual([expect.stringMatching(/^Checks the API key/)]);
+    const [distribution] = resources('AWS::CloudFront::Distribution');
+    const apiOrigin = distribution!.Properties.DistributionConfig.Origins.find((origin: any) => origin.OriginPath === '/test');
+    const proof = apiOrigin.OriginCustomHeaders.find((header: any) => header.HeaderName === 'x-tempmail-origin-verify');
+    expect(withValue[0]!.Properties.Environment.Variables.TEMPMAIL_ORIGIN_VERIFY).toEqual(proof.HeaderValue);
+    expect(JSON.stringify(proof.HeaderValue)).toContain('AWS::StackId');
+  });
+
   it('logs which account a request charged and whether the gateway answered it itself', () => {
     const stage = resources('AWS::ApiGateway::Stage')[0]!;
     const format = JSON.parse(stage.Properties.AccessLogSetting.Format);
