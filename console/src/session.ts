@@ -7,7 +7,10 @@ import type { ConsoleConfig } from './oidc';
  */
 export const session: { token?: string; key?: string; endsAt?: number } = {};
 
-/** The console's configuration, read once at boot (`config.json`). */
+/**
+ * The console's configuration, read once at boot (`config.json`), and the router, which boot sets:
+ * a screen re-routes through it without importing `main.ts`, which imports every screen.
+ */
 export const app: { config: ConsoleConfig; route: () => Promise<void> } = {
   config: undefined as unknown as ConsoleConfig,
   route: async () => undefined,
