@@ -121,6 +121,21 @@ export class RedirectError extends UnexpectedResponseError {
   }
 }
 
+/**
+ * Which limit a 429 met, from its `details[0].reason`: the used-up allowance, the key's or the
+ * account's short window, or the console's hourly key changes. Undefined for a 429 without one
+ * (the gateway's own throttle, or a service older than the reasons).
+ */
+export type RateLimitReason = 'allowance_exhausted' | 'short_window_key' | 'short_window_account' | 'key_changes';
+
+const rateLimitReasons: readonly string[] = ['allowance_exhausted', 'short_window_key', 'short_window_account', 'key_changes'] satisfies RateLimitReason[];
+
+/** The reason a 429's details give, if it is one the client knows. */
+export function rateLimitReasonOf(details: readonly ErrorDetail[]): RateLimitReason | undefined {
+  const reason = details.find((detail) => rateLimitReasons.includes(detail.reason))?.reason;
+  return reason as RateLimitReason | undefined;
+}
+
 /** The short-window limit still refused the request after the client's own retries. */
 export class RateLimitedError extends TempmailError {
   override name = 'RateLimitedError';
@@ -136,6 +151,11 @@ export class RateLimitedError extends TempmailError {
     super(status, code, message, requestId, details);
   }
 
+  /** Which limit was met, read from the answer's `details` (never from its message). */
+  get reason(): RateLimitReason | undefined {
+    return rateLimitReasonOf(this.details);
+  }
+
   /** The former name of `retryAfter`. */
   get retryAfterSeconds(): number | undefined {
     return this.retryAfter;
@@ -143,7 +163,8 @@ export class RateLimitedError extends TempmailError {
 }
 
 /**
- * The account's request allowance is used up (a 429 whose `RateLimit-Remaining` is 0). Waiting
+ * The account's request allowance is used up (a 429 whose reason is `allowance_exhausted`, or,
+ * from a service that gives no reason, whose `RateLimit-Remaining` is 0). Waiting
  * does not help: a free account's 100 requests never renew, and a paid balance grows only by a
  * grant. Reported at once, never retried.
  */
@@ -166,7 +187,9 @@ const byStatus: Record<number, typeof TempmailError> = {
 /** The typed error of an answer: one class per documented status, the base class for any other. */
 export function errorFor(status: number, code: ErrorCode | ForeignErrorCode, message: string, requestId: string | undefined, details: ErrorDetail[], retryAfter: number | undefined, remaining: string | null): TempmailError {
   if (status === 429) {
-    const Type = remaining?.trim() === '0' ? AllowanceExhaustedError : RateLimitedError;
+    const reason = rateLimitReasonOf(details);
+    const exhausted = reason === undefined ? remaining?.trim() === '0' : reason === 'allowance_exhausted';
+    const Type = exhausted ? AllowanceExhaustedError : RateLimitedError;
     return new Type(status, code, message, requestId, details, retryAfter);
   }
   const Type = byStatus[status] ?? TempmailError;

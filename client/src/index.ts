@@ -11,6 +11,8 @@ export {
   PayloadTooLargeError,
   PolicyViolationError,
   RateLimitedError,
+  rateLimitReasonOf,
+  type RateLimitReason,
   RedirectError,
   ServiceUnavailableError,
   TempmailError,

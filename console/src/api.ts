@@ -1,9 +1,16 @@
+import type { components } from '../../client/src/generated/openapi';
+
 /** Calls of the console API (identity token) and of `/v1` (an API key held in memory). */
 export interface ApiError {
   status: number;
   code: string;
   message: string;
+  /** The first `details[].reason`: for a 429, which limit was met (`allowance_exhausted`…). */
+  reason?: string;
 }
+
+/** The contract's error shape, as far as an answer from anywhere can be trusted to follow it. */
+type ErrorBody = { error?: Partial<Pick<components['schemas']['Error'], 'code' | 'message' | 'details'>> };
 
 export class ApiFailure extends Error {
   constructor(readonly failure: ApiError) {
@@ -14,6 +21,11 @@ export class ApiFailure extends Error {
 /** The remaining allowance the last `/v1` answer reported (its `RateLimit-Remaining`). */
 export let lastRemaining: string | null = null;
 
+/** A 429 of a used-up allowance, told by its reason (never by its message). */
+export function isAllowanceExhausted(error: unknown): boolean {
+  return error instanceof ApiFailure && error.failure.status === 429 && error.failure.reason === 'allowance_exhausted';
+}
+
 async function call(path: string, token: string, init: RequestInit = {}): Promise<Response> {
   const response = await fetch(path, {
     ...init,
@@ -23,8 +35,14 @@ async function call(path: string, token: string, init: RequestInit = {}): Promis
   });
   if (path.startsWith('/v1/')) lastRemaining = response.headers.get('RateLimit-Remaining') ?? lastRemaining;
   if (!response.ok) {
-    const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
-    throw new ApiFailure({ status: response.status, code: body.error?.code ?? 'error', message: body.error?.message ?? response.statusText });
+    const body = (await response.json().catch(() => ({}))) as ErrorBody;
+    const reason = Array.isArray(body.error?.details) ? body.error.details[0]?.reason : undefined;
+    throw new ApiFailure({
+      status: response.status,
+      code: body.error?.code ?? 'error',
+      message: body.error?.message ?? response.statusText,
+      ...(typeof reason === 'string' ? { reason } : {}),
+    });
   }
   return response;
 }

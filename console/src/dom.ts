@@ -25,3 +25,6 @@ export function show(...children: (Node | null)[]): void {
 export function when(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '—';
 }
+
+/** What an action costs in requests, said next to it. */
+export const costNote = (text: string) => h('p', { class: 'cost' }, text);

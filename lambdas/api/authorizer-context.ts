@@ -23,6 +23,8 @@ export interface AccountDecision {
   figures: AllowanceFigures;
   /** For `rate_limited`: whole seconds until the short window ends. */
   retryAfterSeconds: number;
+  /** For `rate_limited`: whose short window is full; unreadable reads as the key's. */
+  scope: 'key' | 'account';
 }
 
 const accountDecisions = new Set<string>(['allow', 'quota_exhausted', 'rate_limited']);
@@ -46,6 +48,7 @@ export function encodeDecision(decision: Decision | { decision: 'service_unavail
     remaining: String(figures.remaining),
     reset: String(figures.reset),
     retry_after: String(decision.decision === 'rate_limited' ? decision.retryAfterSeconds : 0),
+    scope: decision.decision === 'rate_limited' ? decision.scope : '',
   };
 }
 
@@ -75,6 +78,7 @@ export function decodeDecision(context: Record<string, unknown> | null | undefin
     charged: value('charged') === 'true',
     figures,
     retryAfterSeconds: Math.max(1, Number(value('retry_after')) || 1),
+    scope: value('scope') === 'account' ? 'account' : 'key',
   };
 }
 

@@ -18,7 +18,15 @@ export type Decision =
   | { decision: 'invalid_api_key' }
   | { decision: 'forbidden' }
   | { decision: 'quota_exhausted'; accountId: string; plan: Plan; allowance: Allowance }
-  | { decision: 'rate_limited'; accountId: string; plan: Plan; allowance: Allowance; retryAfterSeconds: number };
+  | {
+      decision: 'rate_limited';
+      accountId: string;
+      plan: Plan;
+      allowance: Allowance;
+      retryAfterSeconds: number;
+      /** Whose short window is full: the key's, or the account's across its keys. */
+      scope: 'key' | 'account';
+    };
 
 export interface AuthorizeDeps {
   /** The environment this deployment serves; keys of any other are invalid. */
@@ -73,7 +81,8 @@ export async function authorize(
     }
     case 'rate_limited': {
       const { accountId, plan, allowance } = reservation.account;
-      return { decision: 'rate_limited', accountId, plan, allowance, retryAfterSeconds: secondsUntilNextWindow(now) };
+      const retryAfterSeconds = secondsUntilNextWindow(now);
+      return { decision: 'rate_limited', accountId, plan, allowance, retryAfterSeconds, scope: reservation.scope };
     }
     case 'reserved': {
       const { accountId, plan, allowance, env } = reservation.account;

@@ -84,7 +84,7 @@ async function admitKeyChange(account: Account, deps: Pick<ConsoleKeyDeps, 'acco
   const window = { id: Math.floor(now / hourMs), limit: keyChangesPerHour };
   if (!(await deps.accounts.admitKeyChange(account.accountId, window))) {
     const retryAfter = Math.max(1, Math.ceil(((window.id + 1) * hourMs - now) / 1000));
-    throw new RateLimited('Too many key changes for this account; try again later.', retryAfter);
+    throw new RateLimited('Too many key changes for this account; try again later.', retryAfter, 'key_changes');
   }
 }
 

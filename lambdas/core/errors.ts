@@ -92,14 +92,22 @@ export class PolicyViolation extends ServiceError {
   }
 }
 
-/** 429: the short-window limit or the allowance was reached. Not charged. */
+/**
+ * Which limit a 429 met, as its one `details[].reason`: the contract keeps one code for all of
+ * them, and a client must tell a used-up allowance (wait for a grant) from a short window (wait
+ * a minute) without reading the message.
+ */
+export type RateLimitReason = 'allowance_exhausted' | 'short_window_key' | 'short_window_account' | 'key_changes';
+
+/** 429: the short-window limit, the allowance or the console's key-change limit was reached. Not charged. */
 export class RateLimited extends ServiceError {
   readonly code = 'rate_limit_exceeded';
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+    readonly reason: RateLimitReason,
   ) {
-    super(message);
+    super(message, [{ reason }]);
   }
 }
 

@@ -12,13 +12,14 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-async function expectError(response: Response, status: number, code: string) {
+async function expectError(response: Response, status: number, code: string, reason?: string) {
   expect(response.status).toBe(status);
   expect(response.headers.get('cache-control')).toBe('private, no-store');
   expect(response.headers.get('content-type')).toBe('application/json');
   const requestId = response.headers.get('x-request-id');
   expect(requestId).toMatch(requestIdPattern);
-  expect(await json(response)).toEqual({ error: { code, message: expect.any(String), request_id: requestId } });
+  const details = reason ? { details: [{ reason }] } : {};
+  expect(await json(response)).toEqual({ error: { code, message: expect.any(String), request_id: requestId, ...details } });
 }
 
 describe('authentication over HTTP', () => {
@@ -100,7 +101,7 @@ describe('authentication over HTTP', () => {
     expect(refused.headers.get('ratelimit-limit')).toBe('100');
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
     expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThan(service.clock.now().getTime() / 1000);
-    await expectError(refused, 429, 'rate_limit_exceeded');
+    await expectError(refused, 429, 'rate_limit_exceeded', 'allowance_exhausted');
     expect(await service.remaining(accountId)).toBe(0);
     const usage = await service.request('/v1/usage', { key: apiKey });
     expect(usage.status).toBe(200);

@@ -142,6 +142,7 @@ describe('TempmailClient against the local service', () => {
     const failure = await client.listDomains().catch((error) => error);
     expect(failure).toBeInstanceOf(AllowanceExhaustedError);
     expect(failure).toMatchObject({ status: 429, code: 'rate_limit_exceeded', requestId: expect.stringMatching(/^req_/) });
+    expect(failure.reason).toBe('allowance_exhausted');
     expect(sent).toHaveLength(1);
     expect(sleeps).toEqual([]);
     expect((await client.getUsage()).remaining_requests).toBe(0);

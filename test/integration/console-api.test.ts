@@ -235,7 +235,7 @@ describe('console API: keys', () => {
     const refused = await consoleCall('/keys', token, { method: 'POST', body: { label: 'one too many' } });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
+    expect(((await refused.json()) as { error: unknown }).error).toMatchObject({ code: 'rate_limit_exceeded', details: [{ reason: 'key_changes' }] });
     await createKey(other);
     service.clock.advance(3_600_000);
     // An hour later the first ID token has expired too: the same person signs in again.

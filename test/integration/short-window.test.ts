@@ -38,7 +38,7 @@ describe('short-window limits', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('15');
     expect(refused.headers.get('ratelimit-remaining')).toBe(String(10_000 - 300));
-    expect((await json(refused)).error.code).toBe('rate_limit_exceeded');
+    expect((await json(refused)).error).toMatchObject({ code: 'rate_limit_exceeded', details: [{ reason: 'short_window_key' }] });
     expect(await service.remaining(accountId)).toBe(10_000 - 300);
 
     service.clock.advance(15_000);
@@ -62,6 +62,8 @@ describe('short-window limits', () => {
     const refused = await scaled.request('/v1/domains', { key: third.apiKey });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The third key is fresh: the account's window refused it, and the reason says so.
+    expect((await json(refused)).error).toMatchObject({ code: 'rate_limit_exceeded', details: [{ reason: 'short_window_account' }] });
     expect(await scaled.remaining(accountId)).toBe(10_000 - scaledLimits.perAccount);
   });
 

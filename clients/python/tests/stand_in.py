@@ -21,8 +21,11 @@ def json_answer(body: Any, status: int = 200, headers: Optional[Dict[str, str]] 
     return lambda request: HttpResponse(status, {"content-type": "application/json", **(headers or {})}, json.dumps(body).encode())
 
 
-def error_answer(status: int, code: str, headers: Optional[Dict[str, str]] = None) -> Answer:
-    body = {"error": {"code": code, "message": f"{code} happened", "request_id": "req_0123456789abcdef0123"}}
+def error_answer(status: int, code: str, headers: Optional[Dict[str, str]] = None, reason: Optional[str] = None) -> Answer:
+    error: Dict[str, Any] = {"code": code, "message": f"{code} happened", "request_id": "req_0123456789abcdef0123"}
+    if reason is not None:
+        error["details"] = [{"reason": reason}]
+    body = {"error": error}
     return json_answer(body, status, {"x-request-id": "req_0123456789abcdef0123", **(headers or {})})
 
 

@@ -91,6 +91,29 @@ def test_reports_a_used_up_allowance_at_once_never_retried() -> None:
     assert (len(service.requests), service.sleeps) == (1, [])
 
 
+def test_tells_the_limit_of_a_429_from_its_reason_not_its_headers() -> None:
+    service = StandIn()
+    service.script = [error_answer(429, "rate_limit_exceeded", {"retry-after": "60", "ratelimit-remaining": "3"}, "allowance_exhausted")]
+    with pytest.raises(AllowanceExhaustedError) as exhausted:
+        service.client.get_usage()
+    assert (exhausted.value.reason, len(service.requests)) == ("allowance_exhausted", 1)
+
+    service = StandIn()
+    service.script = [error_answer(429, "rate_limit_exceeded", {"retry-after": "3", "ratelimit-remaining": "0"}, "short_window_key")] * 5
+    with pytest.raises(RateLimitedError) as limited:
+        service.client.get_usage()
+    assert not isinstance(limited.value, AllowanceExhaustedError)
+    assert (limited.value.reason, len(service.requests)) == ("short_window_key", 5)
+
+
+def test_a_429_without_a_reason_has_none_and_falls_back_to_the_remaining_header() -> None:
+    service = StandIn()
+    service.script = [error_answer(429, "rate_limit_exceeded", {"retry-after": "60", "ratelimit-remaining": "0"})]
+    with pytest.raises(AllowanceExhaustedError) as raised:
+        service.client.get_usage()
+    assert raised.value.reason is None
+
+
 @pytest.mark.parametrize(
     ("status", "code", "kind"),
     [(401, "invalid_api_key", InvalidApiKeyError), (404, "resource_not_found", NotFoundError), (409, "idempotency_key_reused", ConflictError)],

@@ -8,7 +8,7 @@ export const quotaRetryAfterSeconds = 60;
 
 /** The 429 of a used-up allowance (contract: Errors, 429; not charged). */
 export function allowanceUsedUp(): RateLimited {
-  return new RateLimited('The request allowance of this account is used up.', quotaRetryAfterSeconds);
+  return new RateLimited('The request allowance of this account is used up.', quotaRetryAfterSeconds, 'allowance_exhausted');
 }
 
 /**
@@ -34,7 +34,11 @@ export function authorizerDecision(options: { servesExhausted?: boolean } = {}):
           if (options.servesExhausted) return;
           throw allowanceUsedUp();
         case 'rate_limited':
-          throw new RateLimited('Too many requests in a short window; slow down.', decision.retryAfterSeconds);
+          throw new RateLimited(
+            'Too many requests in a short window; slow down.',
+            decision.retryAfterSeconds,
+            decision.scope === 'account' ? 'short_window_account' : 'short_window_key',
+          );
       }
     },
   };

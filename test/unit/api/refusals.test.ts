@@ -22,18 +22,23 @@ async function exhaustedRouteOf(route: RouteDefinition): Promise<RouteHandler | 
   return module.exhaustedRoute;
 }
 
-const refusals = [
+const refusals: { context: Record<string, string>; status: number; code: string; details?: { reason: string }[] }[] = [
   { context: { decision: 'invalid_api_key' }, status: 401, code: 'invalid_api_key' },
   { context: {}, status: 401, code: 'invalid_api_key' },
   { context: { decision: 'allow' }, status: 401, code: 'invalid_api_key' },
   { context: { decision: 'forbidden' }, status: 403, code: 'forbidden' },
   { context: { decision: 'service_unavailable' }, status: 503, code: 'service_unavailable' },
-  { context: { ...allowContext({ decision: 'quota_exhausted', charged: 'false', remaining: '0' }) }, status: 429, code: 'rate_limit_exceeded' },
+  {
+    context: { ...allowContext({ decision: 'quota_exhausted', charged: 'false', remaining: '0' }) },
+    status: 429,
+    code: 'rate_limit_exceeded',
+    details: [{ reason: 'allowance_exhausted' }],
+  },
 ];
 
 describe('every route refuses what the authorizer refused, before its own code runs', () => {
   for (const route of routes) {
-    it.each(refusals)(`${route.method} ${route.path}: $status $code`, async ({ context, status, code }) => {
+    it.each(refusals)(`${route.method} ${route.path}: $status $code`, async ({ context, status, code, details }) => {
       const business = jest.fn();
       const handler = createApiHandler(business, untouchableServices, { exhaustedRoute: await exhaustedRouteOf(route) });
       const response = await handler(proxyEvent(route, context), lambdaContext());
@@ -41,7 +46,7 @@ describe('every route refuses what the authorizer refused, before its own code r
       expect(business).not.toHaveBeenCalled();
       expect(response.statusCode).toBe(status);
       expect(JSON.parse(String(response.body))).toEqual({
-        error: { code, message: expect.any(String), request_id: 'req_c0ffee00-0000-4000-8000-000000000001' },
+        error: { code, message: expect.any(String), request_id: 'req_c0ffee00-0000-4000-8000-000000000001', ...(details ? { details } : {}) },
       });
       expect(response.headers).toMatchObject({
         'X-Request-Id': 'req_c0ffee00-0000-4000-8000-000000000001',

@@ -1,4 +1,4 @@
-import { RateLimitedError, TempmailClient, TempmailError, TempmailNetworkError } from '../../../client/src';
+import { AllowanceExhaustedError, RateLimitedError, TempmailClient, TempmailError, TempmailNetworkError } from '../../../client/src';
 
 /** A stand-in transport answering from a script; it records every request. */
 function scripted(answers: (() => Response)[]) {
@@ -20,8 +20,8 @@ function scripted(answers: (() => Response)[]) {
   return { client, requests, sleeps };
 }
 
-const error = (status: number, code: string, headers: Record<string, string> = {}) => () =>
-  new Response(JSON.stringify({ error: { code, message: `${code} happened`, request_id: 'req_0123456789abcdef0123' } }), {
+const error = (status: number, code: string, headers: Record<string, string> = {}, details?: { reason: string }[]) => () =>
+  new Response(JSON.stringify({ error: { code, message: `${code} happened`, request_id: 'req_0123456789abcdef0123', ...(details ? { details } : {}) } }), {
     status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'req_0123456789abcdef0123', ...headers },
   });
@@ -87,6 +87,30 @@ describe('client retries', () => {
     expect(failure.retryAfterSeconds).toBe(7);
     expect(requests).toHaveLength(5);
     expect(sleeps).toEqual([7125, 7250, 7500, 8000]);
+  });
+
+  it('tells the limit of a 429 from its reason, not its message nor its headers', async () => {
+    const exhausted = error(429, 'rate_limit_exceeded', { 'Retry-After': '60', 'RateLimit-Remaining': '3' }, [{ reason: 'allowance_exhausted' }]);
+    const first = scripted([exhausted]);
+    const used = await first.client.getUsage().catch((caught) => caught);
+    expect(used).toBeInstanceOf(AllowanceExhaustedError);
+    expect(used.reason).toBe('allowance_exhausted');
+    expect(first.requests).toHaveLength(1);
+
+    const window = error(429, 'rate_limit_exceeded', { 'Retry-After': '7', 'RateLimit-Remaining': '0' }, [{ reason: 'short_window_account' }]);
+    const second = scripted(Array.from({ length: 5 }, () => window));
+    const slow = await second.client.getUsage().catch((caught) => caught);
+    expect(slow).toBeInstanceOf(RateLimitedError);
+    expect(slow).not.toBeInstanceOf(AllowanceExhaustedError);
+    expect(slow.reason).toBe('short_window_account');
+    expect(second.requests).toHaveLength(5);
+  });
+
+  it('leaves the reason undefined for a 429 without one and falls back to RateLimit-Remaining', async () => {
+    const { client } = scripted([error(429, 'rate_limit_exceeded', { 'Retry-After': '60', 'RateLimit-Remaining': '0' })]);
+    const failure = await client.getUsage().catch((caught) => caught);
+    expect(failure).toBeInstanceOf(AllowanceExhaustedError);
+    expect(failure.reason).toBeUndefined();
   });
 
   it('never retries other 4xx', async () => {

@@ -72,6 +72,19 @@ class ServiceUnavailableError(TempmailError):
     """503 ``service_unavailable``."""
 
 
+#: The reasons a 429's ``details`` give for the limit it met.
+RATE_LIMIT_REASONS = ("allowance_exhausted", "short_window_key", "short_window_account", "key_changes")
+
+
+def rate_limit_reason_of(details: List[ErrorDetail]) -> Optional[str]:
+    """The reason a 429's details give, if it is one the client knows."""
+    for detail in details:
+        reason = detail.get("reason") if isinstance(detail, dict) else None
+        if reason in RATE_LIMIT_REASONS:
+            return reason
+    return None
+
+
 class RateLimitedError(TempmailError):
     """429 ``rate_limit_exceeded``: the short-window limit still refused the request after the client's own retries."""
 
@@ -88,10 +101,20 @@ class RateLimitedError(TempmailError):
         #: The last ``Retry-After``, in seconds.
         self.retry_after = retry_after
 
+    @property
+    def reason(self) -> Optional[str]:
+        """
+        Which limit was met, from the answer's ``details`` (never its message):
+        ``"allowance_exhausted"``, ``"short_window_key"``, ``"short_window_account"`` or
+        ``"key_changes"``; ``None`` for a 429 without one (the gateway's own throttle).
+        """
+        return rate_limit_reason_of(self.details)
+
 
 class AllowanceExhaustedError(RateLimitedError):
     """
-    The account's request allowance is used up (a 429 whose ``RateLimit-Remaining`` is 0). Waiting
+    The account's request allowance is used up (a 429 whose reason is ``allowance_exhausted``, or,
+    from a service that gives no reason, whose ``RateLimit-Remaining`` is 0). Waiting
     does not help: a free account's 100 requests never renew, and a paid balance grows only by a
     grant. Reported at once, never retried.
     """
@@ -182,7 +205,9 @@ def error_for(
     allowance still left); every other 429 is the short window.
     """
     if status == 429:
-        kind = AllowanceExhaustedError if (remaining or "").strip() == "0" else RateLimitedError
+        reason = rate_limit_reason_of(details)
+        exhausted = (remaining or "").strip() == "0" if reason is None else reason == "allowance_exhausted"
+        kind = AllowanceExhaustedError if exhausted else RateLimitedError
         return kind(status, code, message, request_id, details, retry_after)
     error_type = _BY_CODE.get(code) or _BY_STATUS.get(status) or TempmailError
     return error_type(status, code, message, request_id, details)
