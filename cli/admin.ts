@@ -7,7 +7,7 @@ import { S3BlobStore } from '../lambdas/adapters/blobs/s3-blob-store';
 import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queue';
 import { messageLifetimeSeconds } from '../lambdas/composition/services';
 import { jsonLogger } from '../lambdas/core/logger';
-import { redriveDeadLetters } from '../lambdas/inbound/redrive-dead-letters';
+import { redriveDeadLetters } from '../lambdas/mail/redrive-dead-letters';
 import { grantAllowance, listAccounts, openAccount, suspendAccount } from '../lambdas/core/accounts';
 import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';

@@ -6,8 +6,8 @@ import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lam
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
 import { activeRecipient, RecipientMemory } from '../lambdas/core/recipients';
-import { discardAttachments, ingestMail, readMail, type HtmlRenderer } from '../lambdas/inbound/ingest-mail';
-import { mimeLimits } from '../lambdas/inbound/parse-mail';
+import { discardAttachments, ingestMail, readMail, type HtmlRenderer } from '../lambdas/mail/ingest-mail';
+import { mimeLimits } from '../lambdas/mail/parse-mail';
 import { runAsIs, type FunctionScope } from './function-scope';
 import { maxMessageBytes, smtpError } from './smtp-intake';
 

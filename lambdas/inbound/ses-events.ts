@@ -1,5 +1,5 @@
 import { newMailId } from '../core/ids';
-import type { ReceivedMail } from './ingest-mail';
+import type { ReceivedMail } from '../mail/ingest-mail';
 
 /** Where the SES receipt rule's S3 action puts raw messages: `<prefix><SES message id>`. */
 export const sesRawPrefix = 'inbound/';

@@ -1,7 +1,7 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SqsDeadLetterQueue } from '../../lambdas/adapters/sqs/sqs-dead-letter-queue';
-import { redriveDeadLetters } from '../../lambdas/inbound/redrive-dead-letters';
+import { redriveDeadLetters } from '../../lambdas/mail/redrive-dead-letters';
 import { sesRawPrefix, type SesReceiptEvent } from '../../lambdas/inbound/ses-events';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';

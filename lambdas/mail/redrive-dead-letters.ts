@@ -1,6 +1,6 @@
 import { expiredBeforeIngest, ingestMail, type IngestDeps } from './ingest-mail';
 import type { DeadLetterQueue } from '../core/mail-ports';
-import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
+import { sesReceivedMail, type SesReceiptEvent } from '../inbound/ses-events';
 
 export interface RedriveOutcome {
   /** Mail delivered now, as messages to its active addresses. */

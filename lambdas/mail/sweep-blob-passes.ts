@@ -1,7 +1,7 @@
 import { BlobsNotDeleted } from '../core/errors';
 import { mailIdTime } from '../core/ids';
 import { workPool } from '../core/work-pool';
-import { sesRawPrefix } from './ses-events';
+import { sesRawPrefix } from '../inbound/ses-events';
 import type { SweepWork } from './sweep-expired';
 
 /** Where the blobs of received mail live, under their mail id (`mail/<mail id>/…`). */
