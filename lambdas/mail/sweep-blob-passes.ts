@@ -5,7 +5,7 @@ import { rawMailPrefix } from './raw-mail-prefix';
 import type { SweepWork } from './sweep-work';
 
 /** Where the blobs of received mail live, under their mail id (`mail/<mail id>/…`). */
-export const mailPrefix = 'mail/';
+const mailPrefix = 'mail/';
 
 /**
  * Blobs under `mail/` of mail received at or before the cutoff: those of expired messages and of

@@ -1,6 +1,6 @@
 import { workPool } from '../core/work-pool';
 import { secondsMetric } from './metrics';
-import { deleteBlobs, mailPrefix, sweepInbound, sweepMailBlobs } from './sweep-blob-passes';
+import { deleteBlobs, sweepInbound, sweepMailBlobs } from './sweep-blob-passes';
 import type { SweepDeps, SweepLimits, SweepWork } from './sweep-work';
 
 export const defaultSweepLimits: SweepLimits = { messages: 100_000, mailBlobs: 200_000, inboundKeys: 100_000, batch: 1_000, concurrency: 6 };
@@ -76,8 +76,8 @@ export async function sweepExpired(deps: SweepDeps, run: SweepRun): Promise<Swee
 }
 
 /**
- * Expired messages, a batch at a time: the raw mail SES stored under `inbound/` (the local
- * runtime's is under `mail/`, the other pass's), then the items of those whose raw mail is gone.
+ * Expired messages, a batch at a time: their raw mail under `inbound/` (where SES and the local
+ * SMTP intake alike keep it), then the items of those whose raw mail is gone.
  * Returns the expiry of the oldest message left (Infinity when none is).
  */
 async function sweepMessages(now: number, work: SweepWork): Promise<{ deleted: number; oldestLeft: number }> {
@@ -91,7 +91,7 @@ async function sweepMessages(now: number, work: SweepWork): Promise<{ deleted: n
   for (let start = 0; start < expired.length && !stopped && work.inTime(); start += work.limits.batch) {
     const batch = expired.slice(start, start + work.limits.batch);
     await pool.add(async () => {
-      const rawKeys = [...new Set(batch.map((message) => message.rawKey).filter((key) => !key.startsWith(mailPrefix)))];
+      const rawKeys = [...new Set(batch.map((message) => message.rawKey))];
       const rawLeft = await deleteBlobs(rawKeys, work, () => (stopped = true));
       const gone = batch.filter((message) => !rawLeft.has(message.rawKey));
       await work.deps.messages.deleteMany(gone.map((message) => message.messageId));
