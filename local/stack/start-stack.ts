@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +43,7 @@ import {
   tableInputs,
   type Template,
 } from './template';
+import { newAwsId, newSesMessageId } from '../../lambdas/core/ids';
 
 export interface StackOptions {
   /** A built cloud assembly to run; by default the app is synthesized (or a fresh one reused). */
@@ -260,7 +260,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       }
       if (size > maxMessageBytes) throw smtpError(552, '5.3.4 Message too big for this system');
       const raw = Buffer.concat(chunks);
-      const messageId = randomBytes(20).toString('hex');
+      const messageId = newSesMessageId();
       const timestamp = servicesClock.now().toISOString();
       for (const rule of rules) {
         const matched = recipients.filter((address) => rule.recipients.some((recipient) => matches(recipient, address.toLowerCase())));
@@ -316,7 +316,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   // The scheduled sweeper, as its rule's rate says.
   const scheduledEvent = () => ({
     version: '0',
-    id: crypto.randomUUID(),
+    id: newAwsId(),
     'detail-type': 'Scheduled Event',
     source: 'aws.events',
     account: localNaming.account,
