@@ -11,7 +11,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { readMail } from '../lambdas/inbound/ingest-mail';
+import { readMail } from '../lambdas/mail/ingest-mail';
 import { median } from './support/stats';
 import { drainingBlobs } from './support/draining-blobs';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { simpleParser } from 'mailparser';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
-import { parseMail } from '../lambdas/inbound/parse-mail';
+import { parseMail } from '../lambdas/mail/parse-mail';
 
 const attachmentBytes = 25 * 1024 * 1024;
 const mailFile = join(tmpdir(), 'tempmail-bench-25mb.eml');

@@ -10,7 +10,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { systemClock } from '../lambdas/core/clock';
 import type { BlobStore, ExpiringMessage, ListedBlob, MessageStore } from '../lambdas/core/mail-ports';
-import { sweepExpired } from '../lambdas/inbound/sweep-expired';
+import { sweepExpired } from '../lambdas/mail/sweep-expired';
 
 interface CallTimes {
   /** One BatchWriteItem of 25 deletes. */

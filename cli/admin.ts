@@ -7,7 +7,8 @@ import { S3BlobStore } from '../lambdas/adapters/blobs/s3-blob-store';
 import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queue';
 import { messageLifetimeSeconds } from '../lambdas/composition/services';
 import { jsonLogger } from '../lambdas/core/logger';
-import { redriveDeadLetters } from '../lambdas/inbound/redrive-dead-letters';
+import { sesDeadLetterMail } from '../lambdas/inbound/ses-events';
+import { redriveDeadLetters } from '../lambdas/mail/redrive-dead-letters';
 import { grantAllowance, listAccounts, openAccount, suspendAccount } from '../lambdas/core/accounts';
 import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/core/clock';
@@ -112,6 +113,8 @@ async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv, local
     logger: jsonLogger('warn', (line) => process.stderr.write(`${line}\n`)),
     env: environment.TEMPMAIL_ENV ?? 'local',
     messageTtlSeconds: messageLifetimeSeconds,
+    // The queue is the SES parser's: each letter is the SES event it failed on.
+    mailOf: sesDeadLetterMail,
   });
 }
 

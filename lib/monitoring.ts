@@ -18,7 +18,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { tableDefinitions, tableKeys, type TableDefinition, type TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
-import { metricNamespace, stageDimension } from '../lambdas/inbound/metrics';
+import { metricNamespace, stageDimension } from '../lambdas/mail/metrics';
 
 export interface MonitoringProps {
   restApi: RestApi;

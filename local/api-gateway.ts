@@ -85,7 +85,7 @@ export interface ApiGatewayOptions {
   host: string;
   port: number;
   api: GatewayApi;
-  /** The gateway's clock: its throttle buckets and its authorizers' result caches. Absent: the system clock. */
+  /** The gateway's clock: its events' request time, its functions' remaining time, its throttle buckets and its authorizers' result caches. Absent: the system clock. */
   clock?: Clock;
   /** Answers what is not an API route (the console's pages, the local issuer); false to go on. */
   front?: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
@@ -123,7 +123,8 @@ class GatewayState {
   private readonly buckets = new Map<GatewayMethod, { tokens: number; at: number }>();
   private readonly caches = new Map<object, Map<string, { value: unknown; expiresAt: number }>>();
 
-  constructor(private readonly clock: Clock) {}
+  /** The gateway's time: what its events, its functions' remaining time, its buckets and caches read. */
+  constructor(readonly clock: Clock) {}
 
   /** Takes a request from the method's bucket (a token bucket, as API Gateway throttles); false when it is empty. */
   admit(method: GatewayMethod): boolean {
@@ -177,7 +178,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
   const body = await readBody(req, gatewayMaxBodyBytes);
   if (body === 'too-large') return answer('REQUEST_TOO_LARGE');
 
-  const requestContext = buildRequestContext(req, api.stage, method, url.pathname, gatewayRequestId);
+  const requestContext = buildRequestContext(req, api.stage, method, url.pathname, gatewayRequestId, gateway.clock.now());
   const request = { ...requestParts(req, url), resource: method.path, path: url.pathname, httpMethod };
   const pathParameters = Object.keys(match.pathParameters).length ? match.pathParameters : null;
   const authorization = await authorize(method.authorization, { ...request, pathParameters, stageVariables: null, requestContext }, api.stage, gateway);
@@ -196,7 +197,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: ApiGate
     requestContext: { ...requestContext, authorizer: authorization.context },
   };
   const timeoutMs = method.integrationTimeoutMs ?? defaultIntegrationTimeoutMs;
-  const context = lambdaContext(gatewayRequestId, method, timeoutMs);
+  const context = lambdaContext(gatewayRequestId, method, timeoutMs, gateway.clock);
   if (target.mode === 'streamed') return relayStream(res, (stream) => target.fn(event, stream, context), (error) => failed(integrationFailure(error)));
   let result: APIGatewayProxyResult | typeof timedOut;
   try {
@@ -347,8 +348,8 @@ function lastValues(multi: Record<string, string[]>): Record<string, string> {
   return Object.fromEntries(Object.entries(multi).map(([name, values]) => [name, values[values.length - 1]!]));
 }
 
-function buildRequestContext(req: IncomingMessage, stage: string, method: GatewayMethod, path: string, requestId: string) {
-  const now = Date.now();
+function buildRequestContext(req: IncomingMessage, stage: string, method: GatewayMethod, path: string, requestId: string, received: Date) {
+  const now = received.getTime();
   return {
     accountId: gatewayAccount.account,
     apiId: gatewayAccount.apiId,
@@ -390,8 +391,9 @@ function authorizerContext(result: APIGatewayAuthorizerResult): Record<string, s
   return { ...context, principalId: result.principalId, integrationLatency: '0' };
 }
 
-function lambdaContext(requestId: string, route: GatewayMethod, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
+/** The Lambda context of an invocation; its remaining time is read on the gateway's clock, as the request's time is. */
+function lambdaContext(requestId: string, route: GatewayMethod, timeoutMs: number, clock: Clock): Context {
+  const deadline = clock.now().getTime() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `tempmail-${route.id}`,
@@ -401,7 +403,7 @@ function lambdaContext(requestId: string, route: GatewayMethod, timeoutMs: numbe
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/tempmail-${route.id}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now().getTime()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { sanitizeEmailHtml } from '../lambdas/inbound/sanitize-email-html';
-import { textOfHtml } from '../lambdas/inbound/text-of-html';
+import { sanitizeEmailHtml } from '../lambdas/mail/sanitize-email-html';
+import { textOfHtml } from '../lambdas/mail/text-of-html';
 import type { RenderReply, RenderRequest } from './thread-html-renderer';
 
 /**

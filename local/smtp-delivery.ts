@@ -6,8 +6,9 @@ import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lam
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
 import { activeRecipient, RecipientMemory } from '../lambdas/core/recipients';
-import { discardAttachments, ingestMail, readMail, type HtmlRenderer } from '../lambdas/inbound/ingest-mail';
-import { mimeLimits } from '../lambdas/inbound/parse-mail';
+import { discardAttachments, ingestMail, readMail, type HtmlRenderer } from '../lambdas/mail/ingest-mail';
+import { mimeLimits } from '../lambdas/mail/parse-mail';
+import { rawMailPrefix } from '../lambdas/mail/raw-mail-prefix';
 import { runAsIs, type FunctionScope } from './function-scope';
 import { maxMessageBytes, smtpError } from './smtp-intake';
 
@@ -43,7 +44,8 @@ export function smtpDelivery(services: BlobServices, asFunction: FunctionScope =
     async receive(message: Readable, recipients: string[], accepted: EmailRecord[]): Promise<void> {
       const receivedAt = services.clock.now();
       const mailId = newMailId(receivedAt);
-      const rawKey = `mail/${mailId}/raw`;
+      // Kept where SES keeps it, so the sweeper treats raw mail alike whichever runtime received it.
+      const rawKey = `${rawMailPrefix}${mailId}`;
       const digest = createHash('sha256');
       // The data goes to the raw copy and to the parser at once: the raw copy is not read back.
       const [toRaw, toParser] = tee(message.pipe(sizeLimit(maxMessageBytes, digest)));

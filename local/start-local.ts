@@ -14,7 +14,7 @@ import { routes, type RouteDefinition } from '../lambdas/api/routes';
 import { createServices, type BlobServices, type ConsoleServices, type CursorServices } from '../lambdas/composition/services';
 import { systemClock, type Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
-import { sweepExpired, type SweepResult, type SweepRun } from '../lambdas/inbound/sweep-expired';
+import { sweepExpired, type SweepResult, type SweepRun } from '../lambdas/mail/sweep-expired';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
 import type { BlobStore } from '../lambdas/core/mail-ports';
 import type { Logger } from '../lambdas/core/logger';

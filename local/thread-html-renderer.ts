@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { inlineHtmlRenderer, type HtmlRenderer } from '../lambdas/inbound/ingest-mail';
+import { inlineHtmlRenderer, type HtmlRenderer } from '../lambdas/mail/ingest-mail';
 
 type RenderJob = { html: string } & ({ op: 'text' } | { op: 'sanitize'; idPrefix: string });
 export type RenderRequest = RenderJob & { id: number };

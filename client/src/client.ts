@@ -173,7 +173,7 @@ export class TempmailClient {
   }
 
   /** An email with the waits a test needs, sharing this client's memory of returned messages. */
-  inbox(email: Email): Inbox {
+  inbox(email: Email): Inbox<TempmailClient> {
     return new Inbox(this, email);
   }
 

@@ -1,18 +1,28 @@
-import type { TempmailClient } from './client';
 import { UnexpectedMessageError, WaitTimeoutError } from './errors';
 import { extractCode, extractLink } from './extract';
 import type { Email, EmailId, Message } from './types';
 import { describeCriteria } from './wait-report';
-import { messageMatches, type CallOptions, type Mark, type MessageMatch, type WaitOptions } from './wait-for-message';
+import { messageMatches, type CallOptions, type Mark, type MessageMatch, type WaitForMessagesOptions, type WaitOptions } from './wait-for-message';
 
 /** Options of an inbox's wait: the client's wait options without `match` (given apart). */
 export type InboxWaitOptions = Omit<WaitOptions, 'match'>;
 
 /**
+ * What an inbox asks of its client (`TempmailClient` has it): owned here, so that the client's
+ * module imports the inbox's and never the reverse.
+ */
+export interface InboxClient {
+  mark(emailId: EmailId, options?: CallOptions): Promise<Mark>;
+  waitForMessages(emailId: EmailId, options: WaitForMessagesOptions): Promise<Message[]>;
+  /** Message ids the client's waits returned for an email: shared by every inbox of that email. */
+  returnedIds(emailId: string): Set<string>;
+}
+
+/**
  * One email with the waits a test needs. Its waits share the client's memory: none returns a
  * message an earlier wait returned, so a second wait returns the second mail.
  */
-export class Inbox {
+export class Inbox<Client extends InboxClient = InboxClient> {
   /** HTTP requests this inbox's waits and marks sent. */
   requests = 0;
   /** What the last wait spent (also after a failed wait). */
@@ -23,7 +33,7 @@ export class Inbox {
   private readonly kept: Message[] = [];
 
   constructor(
-    readonly client: TempmailClient,
+    readonly client: Client,
     readonly email: Email,
     /** Options every wait of this inbox starts from (the fixture gives the test's time left and its teardown signal). */
     private readonly defaults: () => InboxWaitOptions = () => ({}),

@@ -1,5 +1,5 @@
 export { DEFAULT_BASE_URL, TempmailClient, operationMethods, type ClientOptions } from './client';
-export { Inbox, type InboxWaitOptions } from './inbox';
+export { Inbox, type InboxClient, type InboxWaitOptions } from './inbox';
 export {
   AllowanceExhaustedError,
   ConflictError,

@@ -12,7 +12,7 @@ const MARGIN_MS = 1_000;
 
 export interface TempmailFixtures {
   /** A fresh inbox for this test alone (one charged create). */
-  inbox: Inbox;
+  inbox: Inbox<TempmailClient>;
   /** The client the inbox uses, for anything else. */
   tempmail: TempmailClient;
 }

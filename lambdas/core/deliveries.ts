@@ -2,7 +2,7 @@ import type { Clock } from './clock';
 import { isActive } from './emails';
 import { deliveredMessageId } from './ids';
 import type { DeliveryReads, EmailRecord, MessageRecord, MessageStore } from './mail-ports';
-import type { RecipientMemory } from './recipients';
+import type { DeliveryRecipient, RecipientMemory } from './recipients';
 
 export interface DeliveryDeps {
   messages: MessageStore;
@@ -16,13 +16,6 @@ export interface DeliveryDeps {
 
 /** A message as the ingest builds it, before the delivery decides its id. */
 export type UndeliveredMessage = Omit<MessageRecord, 'messageId'>;
-
-/**
- * A recipient of a mail: its email as looked up moments before (the SMTP intake at RCPT TO), or
- * only the email's id and domain as the address registry gives them (the SES parser), in which
- * case the delivery read takes the email too.
- */
-export type DeliveryRecipient = EmailRecord | Pick<EmailRecord, 'emailId' | 'domain'>;
 
 /** One recipient's part of a mail: the id its message has or will have, and whether it is written already. */
 export interface PlannedDelivery {

@@ -32,6 +32,19 @@ export function newGatewayRequestId(): string {
   return randomUUID();
 }
 
+/**
+ * An id as the AWS services the local stack stands in for make one (a UUID): a Lambda
+ * invocation's request id, an EventBridge event's id, an S3 multipart upload's id.
+ */
+export function newAwsId(): string {
+  return randomUUID();
+}
+
+/** A message id as SES gives a received mail (40 lowercase hex characters), which names its raw object. */
+export function newSesMessageId(): string {
+  return randomBytes(20).toString('hex');
+}
+
 /** The contract's request id for a gateway request id: `req_` + the gateway's id (DESIGN: request flow 5). */
 export function requestIdFor(gatewayRequestId: string): string {
   return `req_${gatewayRequestId}`;

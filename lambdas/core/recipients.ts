@@ -1,8 +1,14 @@
 import type { Clock } from './clock';
-import type { DeliveryRecipient } from './deliveries';
 import { isActive } from './emails';
 import type { DeliveryReads, EmailRecord, EmailStore } from './mail-ports';
 import type { Domain } from './ports';
+
+/**
+ * A recipient of a mail: its email as looked up moments before (the SMTP intake at RCPT TO), or
+ * only the email's id and domain as the address registry gives them (the SES parser), in which
+ * case the delivery read takes the email too.
+ */
+export type DeliveryRecipient = EmailRecord | Pick<EmailRecord, 'emailId' | 'domain'>;
 
 export interface RecipientDeps {
   deliveryReads: DeliveryReads;

@@ -1,8 +1,9 @@
 import { newMailId } from '../core/ids';
-import type { ReceivedMail } from './ingest-mail';
+import type { ReceivedMail } from '../mail/ingest-mail';
+import { rawMailPrefix } from '../mail/raw-mail-prefix';
 
 /** Where the SES receipt rule's S3 action puts raw messages: `<prefix><SES message id>`. */
-export const sesRawPrefix = 'inbound/';
+export const sesRawPrefix = rawMailPrefix;
 
 /** The part of an SES receipt event (Lambda action) the service reads. */
 export interface SesReceiptEvent {
@@ -52,4 +53,9 @@ export function sesReceivedMail(event: SesReceiptEvent): ReceivedMail {
     // SES has answered the sender already: a mail past a limit is kept in part and counted.
     refusable: false,
   };
+}
+
+/** The received mail of a dead letter the SES parser left: its body is the SES event it failed on. */
+export function sesDeadLetterMail(body: string): ReceivedMail {
+  return sesReceivedMail(JSON.parse(body) as SesReceiptEvent);
 }

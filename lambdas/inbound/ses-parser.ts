@@ -1,7 +1,7 @@
 import { lambdaBlobServices } from '../composition/lambda-blob-services';
 import type { BlobServices } from '../composition/services';
 import { RecipientMemory } from '../core/recipients';
-import { ingestMail } from './ingest-mail';
+import { ingestMail } from '../mail/ingest-mail';
 import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { lambdaBlobServices } from '../composition/lambda-blob-services';
-import { sweepExpired } from './sweep-expired';
+import { sweepExpired } from '../mail/sweep-expired';
 
 /**
  * What a run leaves for batches still in flight when its deadline passes, before the function's

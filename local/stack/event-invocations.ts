@@ -3,6 +3,7 @@ import type { Logger } from '../../lambdas/core/logger';
 import type { FunctionHost } from './function-host';
 import { checkEventPayload } from './lambda-limits';
 import type { StackFunction } from './template';
+import { newAwsId } from '../../lambdas/core/ids';
 
 /** What Lambda sends to a function's dead-letter queue: the event unchanged, and why it failed. */
 export interface DeadLetter {
@@ -41,7 +42,7 @@ export function eventInvocations(options: {
   const run = async (logicalId: string, event: unknown) => {
     const host = options.host(logicalId);
     const { maximumRetryAttempts, deadLetterTargetArn } = host.fn.asynchronous;
-    const requestId = crypto.randomUUID();
+    const requestId = newAwsId();
     let failure: Error | undefined;
     for (let attempt = 0; attempt <= maximumRetryAttempts; attempt++) {
       try {

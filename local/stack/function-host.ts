@@ -4,6 +4,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FunctionClock } from './function-clock';
 import { checkEventPayload, lambdaLimits, responseSizeError, streamedResponseSizeError, type InvocationType } from './lambda-limits';
 import type { StackFunction } from './template';
+import { newAwsId } from '../../lambdas/core/ids';
 
 export class FunctionError extends Error {
   constructor(
@@ -102,7 +103,7 @@ export class FunctionHost {
    * environment runs (`RequestEntityTooLargeException`); a buffered response over 6 MB, or a
    * streamed one over 200 MB, is the function's error `Function.ResponseSizeTooLarge`.
    */
-  async invoke(event: unknown, stream?: Writable, requestId: string = crypto.randomUUID(), invocationType: InvocationType = 'RequestResponse'): Promise<unknown> {
+  async invoke(event: unknown, stream?: Writable, requestId: string = newAwsId(), invocationType: InvocationType = 'RequestResponse'): Promise<unknown> {
     checkEventPayload(event, invocationType);
     this.invocations++;
     let worker: Worker;

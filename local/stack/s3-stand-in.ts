@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { BlobsNotDeleted } from '../../lambdas/core/errors';
 import type { BlobStore } from '../../lambdas/core/mail-ports';
+import { newAwsId } from '../../lambdas/core/ids';
 
 /** An S3 REST request as the SDK command it is, with the input IAM reads. */
 export interface S3Operation {
@@ -178,7 +179,7 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
         );
       }
       case 'CreateMultipartUpload': {
-        const uploadId = crypto.randomUUID();
+        const uploadId = newAwsId();
         uploads.set(uploadId, { key: operation.input.Key!, parts: new Map(), ...(contentType ? { contentType } : {}) });
         res.writeHead(200, { 'content-type': 'application/xml' });
         return void res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${xmlEscape(operation.input.Key!)}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../../lambdas/adapters/oidc/identity-token-verifier';
 import { createLocalJWKSet } from 'jose';
-import type { Clock } from '../../lambdas/core/clock';
+import { systemClock, type Clock } from '../../lambdas/core/clock';
 import { startApiGateway } from '../api-gateway';
 import type { LocalConfig } from '../config';
 import { startConsoleFront, type ConsoleFront } from '../console-front';
@@ -44,6 +43,7 @@ import {
   tableInputs,
   type Template,
 } from './template';
+import { newAwsId, newSesMessageId } from '../../lambdas/core/ids';
 
 export interface StackOptions {
   /** A built cloud assembly to run; by default the app is synthesized (or a fresh one reused). */
@@ -120,6 +120,9 @@ export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | '
  */
 export async function startStack(config: LocalConfig, options: StackOptions = {}): Promise<StackRuntime> {
   const logger = jsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
+  // The time of the AWS services the stack stands in for (SES's receipt, EventBridge's schedule):
+  // the functions' own, so that a test moving their clock moves the events' times with it.
+  const servicesClock: Clock = options.clock ?? systemClock;
   const cdkOut = options.cdkOut ?? (await ensureCloudAssembly(synthesisContext(config), (line) => console.log(line)));
   const template = readStack(cdkOut);
   nameTablesLocally(template);
@@ -257,8 +260,8 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       }
       if (size > maxMessageBytes) throw smtpError(552, '5.3.4 Message too big for this system');
       const raw = Buffer.concat(chunks);
-      const messageId = randomBytes(20).toString('hex');
-      const timestamp = new Date().toISOString();
+      const messageId = newSesMessageId();
+      const timestamp = servicesClock.now().toISOString();
       for (const rule of rules) {
         const matched = recipients.filter((address) => rule.recipients.some((recipient) => matches(recipient, address.toLowerCase())));
         if (matched.length === 0) continue;
@@ -313,11 +316,11 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   // The scheduled sweeper, as its rule's rate says.
   const scheduledEvent = () => ({
     version: '0',
-    id: crypto.randomUUID(),
+    id: newAwsId(),
     'detail-type': 'Scheduled Event',
     source: 'aws.events',
     account: localNaming.account,
-    time: new Date().toISOString(),
+    time: servicesClock.now().toISOString(),
     region: localNaming.region,
     resources: [],
     detail: {},

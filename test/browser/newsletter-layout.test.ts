@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { idPrefixFor, sanitizeEmailHtml } from '../../lambdas/inbound/sanitize-email-html';
+import { idPrefixFor, sanitizeEmailHtml } from '../../lambdas/mail/sanitize-email-html';
 import { launchChromium } from '../support/chromium';
 
 /**

@@ -257,14 +257,15 @@ describe('receiving mail over SMTP', () => {
     const send = () => sendRaw(smtp(), { from: 'a@example.org', to: [email.address] }, raw);
     const keys = async () => {
       const found: string[] = [];
-      for await (const { key } of service.runtime.services.blobs.list('mail/')) found.push(key);
+      for (const prefix of ['mail/', sesRawPrefix]) for await (const { key } of service.runtime.services.blobs.list(prefix)) found.push(key);
       return new Set(found);
     };
     await send();
     const before = await keys();
     await send();
     const added = [...(await keys())].filter((key) => !before.has(key));
-    expect(added).toEqual([expect.stringMatching(/^mail\/[^/]+\/raw$/)]);
+    // The raw copy is kept where SES keeps raw mail, under the prefix the sweeper looks at.
+    expect(added).toEqual([expect.stringMatching(/^inbound\/[^/]+$/)]);
     expect((await messagesOf(apiKey, email.id)).data).toHaveLength(1);
   });
 
@@ -426,10 +427,11 @@ describe('reading messages', () => {
     const message = (await json(await service.request(`/v1/messages/${item.id}`, { key: apiKey }))).data;
     expect(message.text).toHaveLength(40_000);
     const record = await service.runtime.services.messages.get(item.id);
-    const prefix = `mail/${record!.mailId}/`;
+    // Its text and attachment under its mail id, its raw copy under inbound/ (where SES keeps raw mail).
+    const prefixes = [`mail/${record!.mailId}/`, record!.rawKey];
     const blobKeys = async () => {
       const keys: string[] = [];
-      for await (const { key } of service.runtime.services.blobs.list(prefix)) keys.push(key);
+      for (const prefix of prefixes) for await (const { key } of service.runtime.services.blobs.list(prefix)) keys.push(key);
       return keys.sort();
     };
     expect((await blobKeys()).length).toBe(3);

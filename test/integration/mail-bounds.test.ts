@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { rawMailPrefix } from '../../lambdas/mail/raw-mail-prefix';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 import { refusalCode, sendRaw } from '../support/smtp-client';
@@ -38,7 +39,7 @@ beforeAll(async () => {
         wrappedBlobStore(blobs, {
           put: async (key, body, options) => {
             const stored = await blobs.put(key, body, options);
-            if (key.endsWith('/raw')) onRawStored(key);
+            if (key.startsWith(rawMailPrefix)) onRawStored(key);
             return stored;
           },
         }),

@@ -1,8 +1,8 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SqsDeadLetterQueue } from '../../lambdas/adapters/sqs/sqs-dead-letter-queue';
-import { redriveDeadLetters } from '../../lambdas/inbound/redrive-dead-letters';
-import { sesRawPrefix, type SesReceiptEvent } from '../../lambdas/inbound/ses-events';
+import { redriveDeadLetters } from '../../lambdas/mail/redrive-dead-letters';
+import { sesDeadLetterMail, sesRawPrefix, type SesReceiptEvent } from '../../lambdas/inbound/ses-events';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
 
@@ -36,7 +36,7 @@ async function mailbox() {
   return { apiKey, email, messages };
 }
 
-const redrive = () => redriveDeadLetters({ ...service.runtime.services, queue: new SqsDeadLetterQueue(new SQSClient({ region: 'us-east-1' }), queueUrl) });
+const redrive = () => redriveDeadLetters({ ...service.runtime.services, queue: new SqsDeadLetterQueue(new SQSClient({ region: 'us-east-1' }), queueUrl), mailOf: sesDeadLetterMail });
 const raw = (subject: string) => Buffer.from(`From: a@example.org\r\nTo: x@example.net\r\nSubject: ${subject}\r\n\r\nhello\r\n`);
 
 describe('redriving mail the SES parser dead-lettered', () => {

@@ -63,6 +63,7 @@ afterEach(async () => {
   service.clock.advance(ttlSeconds * 1000 + graceMs + minute);
   await service.runtime.sweep();
   expect(await keysUnder('mail/')).toEqual([]);
+  expect(await keysUnder(sesRawPrefix)).toEqual([]);
 });
 
 const blobs = () => service.runtime.services.blobs;
@@ -73,11 +74,14 @@ async function keysUnder(prefix: string): Promise<string[]> {
   return keys;
 }
 
-/** Sends mails one second apart (each a raw blob under `mail/` and one message); returns their message ids. */
+/**
+ * Sends mails one second apart through the SMTP intake, each with one attachment (a blob under
+ * `mail/`), its raw copy under `inbound/` as SES would keep it, and one message; returns their message ids.
+ */
 async function receive(count: number, localPart: string): Promise<string[]> {
   const { apiKey, email } = await service.inbox(localPart);
   for (let n = 0; n < count; n++) {
-    await sendMail(service.runtime.smtpPort, { from: 'a@example.org', to: email.address, subject: `mail ${n}`, text: `mail ${n}` });
+    await sendMail(service.runtime.smtpPort, { from: 'a@example.org', to: email.address, subject: `mail ${n}`, text: `mail ${n}`, attachments: [{ filename: 'a.txt', content: `file ${n}` }] });
     service.clock.advance(1000);
   }
   const listing = (await (await service.request(`/v1/emails/${email.id}/messages?limit=100`, { key: apiKey })).json()) as { data: { id: string }[] };
@@ -153,6 +157,8 @@ describe('the sweeper and expired messages', () => {
   it('works off a backlog larger than one run takes in the runs after it, each saying how old the oldest left is', async () => {
     const start = service.clock.now().getTime();
     const ids = await receive(5, 'backlog');
+    // The SMTP intake keeps raw mail where SES does: the messages' pass deletes it before their items.
+    expect(await keysUnder(sesRawPrefix)).toHaveLength(5);
     service.clock.advance(5 * minute);
     // The age of mail n (it arrived n seconds after the first) past its expiry, in whole seconds.
     const ageOf = (id: string) => Math.floor((service.clock.now().getTime() - (start + ids.indexOf(id) * 1000) - ttlSeconds * 1000) / 1000);
@@ -173,6 +179,8 @@ describe('the sweeper and expired messages', () => {
       expect(run.oldestUnsweptSeconds).toBe(left.length > 0 ? Math.max(...left.map(ageOf)) : 0);
     }
     expect(left).toEqual([]);
+    expect(await keysUnder(sesRawPrefix)).toEqual([]);
+    expect(runs.map((run) => run.orphans)).toEqual(runs.map(() => 0));
     expect(runs.length).toBeGreaterThanOrEqual(2);
     // The blobs go in a pass of their own, not bound by the message limit: every raw mail at once.
     expect(runs[0]).toMatchObject({ blobs: 5 });

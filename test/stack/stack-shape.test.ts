@@ -445,6 +445,12 @@ describe('the stack shape: expiry and sweep', () => {
     const deleted = stack.calls.slice(before).filter((evaluated) => evaluated.action === 's3:DeleteObject' && evaluated.decision === 'allowed');
     expect(deleted.map((evaluated) => evaluated.resource)).toEqual(expect.arrayContaining([expect.stringContaining('/mail/'), expect.stringContaining('/inbound/')]));
     expect(await stack.services.messages.get(message!.id)).toBeUndefined();
+
+    // SES stamps a mail received now with the functions' moved time: delivered, not taken for one 15 minutes old.
+    await sendMail(stack.smtpPort, { from: 'sender@example.org', to: email.address, subject: 'after the move', text: 'fresh' });
+    await stack.settled();
+    const fresh = (await everyPage<{ subject: string }>(stack, `/v1/emails/${email.id}/messages`, { key: apiKey })).flatMap((page) => page.data);
+    expect(fresh.map((item) => item.subject)).toEqual(['after the move']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { parse, parseFragment, serialize, type DefaultTreeAdapterMap } from 'parse5';
-import { sanitizeEmailHtml } from '../../lambdas/inbound/sanitize-email-html';
+import { sanitizeEmailHtml } from '../../lambdas/mail/sanitize-email-html';
 
 type Node = DefaultTreeAdapterMap['childNode'];
 type ParentNode = DefaultTreeAdapterMap['parentNode'];

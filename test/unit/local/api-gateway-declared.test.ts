@@ -211,3 +211,24 @@ describe('binary media types', () => {
     });
   });
 });
+
+describe("the gateway's clock", () => {
+  it("stamps the event's request time and counts the function's remaining time on the clock it is given, not the system's", async () => {
+    const clock = new TestClock('2030-01-02T03:04:05.000Z');
+    const seen: { epoch: number; time: string; remaining: number[] }[] = [];
+    const timed: RouteFunction = {
+      mode: 'buffered',
+      fn: async (event, context) => {
+        const remaining = [context.getRemainingTimeInMillis()];
+        clock.advance(10_000);
+        remaining.push(context.getRemainingTimeInMillis());
+        seen.push({ epoch: event.requestContext.requestTimeEpoch, time: event.requestContext.requestTime ?? '', remaining });
+        return { statusCode: 204, body: '' };
+      },
+    };
+    await withGateway({ methods: [method('/timed', { target: timed, integrationTimeoutMs: 29_000 })] }, clock, async (url) => {
+      expect((await fetch(`${url}/timed`)).status).toBe(204);
+    });
+    expect(seen).toEqual([{ epoch: Date.parse('2030-01-02T03:04:05.000Z'), time: 'Wed, 02 Jan 2030 03:04:05 GMT', remaining: [29_000, 19_000] }]);
+  });
+});

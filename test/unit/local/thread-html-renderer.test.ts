@@ -1,4 +1,4 @@
-import { inlineHtmlRenderer } from '../../../lambdas/inbound/ingest-mail';
+import { inlineHtmlRenderer } from '../../../lambdas/mail/ingest-mail';
 import { threadHtmlRenderer } from '../../../local/thread-html-renderer';
 
 const large = `${'<div>'.repeat(2_000)}<p onclick="x()">deep <a href="#top">up</a></p>${'</div>'.repeat(2_000)}<script>x()</script>`;

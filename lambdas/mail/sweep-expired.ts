@@ -1,33 +1,7 @@
-import type { Clock } from '../core/clock';
-import type { Logger } from '../core/logger';
-import type { BlobStore, MessageStore } from '../core/mail-ports';
 import { workPool } from '../core/work-pool';
 import { secondsMetric } from './metrics';
-import { deleteBlobs, mailPrefix, sweepInbound, sweepMailBlobs } from './sweep-blob-passes';
-
-export interface SweepDeps {
-  messages: MessageStore;
-  blobs: BlobStore;
-  clock: Clock;
-  logger: Logger;
-  messageTtlSeconds: number;
-  /** The stage, as the dimension of the sweep's metric. */
-  env: string;
-}
-
-/** What bounds one run, so that a backlog is worked off over several runs and none times out. */
-export interface SweepLimits {
-  /** Expired messages one run deletes at most. */
-  messages: number;
-  /** Blobs under `mail/` one run deletes at most. */
-  mailBlobs: number;
-  /** Keys of `inbound/` one run looks at, going on from where the run before stopped. */
-  inboundKeys: number;
-  /** Keys of one batch delete of blobs (S3 takes 1,000 a call), messages of one batch of items. */
-  batch: number;
-  /** Batches in flight at once, in each of the run's three passes. */
-  concurrency: number;
-}
+import { deleteBlobs, sweepInbound, sweepMailBlobs } from './sweep-blob-passes';
+import type { SweepDeps, SweepLimits, SweepWork } from './sweep-work';
 
 export const defaultSweepLimits: SweepLimits = { messages: 100_000, mailBlobs: 200_000, inboundKeys: 100_000, batch: 1_000, concurrency: 6 };
 
@@ -56,15 +30,6 @@ export interface SweepResult {
 const lookbackMs = 2 * 60 * 60 * 1000;
 /** Raw mail no ingest removed goes this long after its messages would have expired: a dead letter is redriven within minutes. */
 const orphanGraceMs = 10 * 60 * 1000;
-
-/** What the passes of one run share. */
-export interface SweepWork {
-  deps: SweepDeps;
-  limits: SweepLimits;
-  /** True while a new batch may start: the deadline has not passed. */
-  inTime(): boolean;
-  failures: unknown[];
-}
 
 /**
  * Deletes what has expired (contract: private content expires 15 minutes after receipt; DESIGN:
@@ -111,8 +76,8 @@ export async function sweepExpired(deps: SweepDeps, run: SweepRun): Promise<Swee
 }
 
 /**
- * Expired messages, a batch at a time: the raw mail SES stored under `inbound/` (the local
- * runtime's is under `mail/`, the other pass's), then the items of those whose raw mail is gone.
+ * Expired messages, a batch at a time: their raw mail under `inbound/` (where SES and the local
+ * SMTP intake alike keep it), then the items of those whose raw mail is gone.
  * Returns the expiry of the oldest message left (Infinity when none is).
  */
 async function sweepMessages(now: number, work: SweepWork): Promise<{ deleted: number; oldestLeft: number }> {
@@ -126,7 +91,7 @@ async function sweepMessages(now: number, work: SweepWork): Promise<{ deleted: n
   for (let start = 0; start < expired.length && !stopped && work.inTime(); start += work.limits.batch) {
     const batch = expired.slice(start, start + work.limits.batch);
     await pool.add(async () => {
-      const rawKeys = [...new Set(batch.map((message) => message.rawKey).filter((key) => !key.startsWith(mailPrefix)))];
+      const rawKeys = [...new Set(batch.map((message) => message.rawKey))];
       const rawLeft = await deleteBlobs(rawKeys, work, () => (stopped = true));
       const gone = batch.filter((message) => !rawLeft.has(message.rawKey));
       await work.deps.messages.deleteMany(gone.map((message) => message.messageId));

@@ -1,4 +1,4 @@
-import { textOfHtml, textRunLimit, withoutLongRuns } from '../../../lambdas/inbound/text-of-html';
+import { textOfHtml, textRunLimit, withoutLongRuns } from '../../../lambdas/mail/text-of-html';
 
 describe('textOfHtml', () => {
   it('renders headings in capitals and a link address in brackets after its text', () => {

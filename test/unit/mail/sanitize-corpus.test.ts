@@ -1,4 +1,4 @@
-import { sanitizeEmailHtml } from '../../../lambdas/inbound/sanitize-email-html';
+import { sanitizeEmailHtml } from '../../../lambdas/mail/sanitize-email-html';
 import { dangerousResidue } from '../../support/html-residue';
 import { loadXssCorpus } from '../../support/xss-corpus';
 

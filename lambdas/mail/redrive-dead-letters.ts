@@ -1,6 +1,14 @@
-import { expiredBeforeIngest, ingestMail, type IngestDeps } from './ingest-mail';
 import type { DeadLetterQueue } from '../core/mail-ports';
-import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
+import { expiredBeforeIngest, ingestMail, type IngestDeps, type ReceivedMail } from './ingest-mail';
+
+export interface RedriveDeps extends IngestDeps {
+  queue: DeadLetterQueue;
+  /**
+   * The received mail a dead letter's body stands for. The queue holds what the failed function
+   * was invoked with (an SES event for the parser), and its shape belongs to that entry point.
+   */
+  mailOf(body: string): ReceivedMail;
+}
 
 export interface RedriveOutcome {
   /** Mail delivered now, as messages to its active addresses. */
@@ -17,12 +25,12 @@ export interface RedriveOutcome {
  * dropped, raw object included, instead of resurrected (contract: a message expires 15 minutes
  * after receipt); a fresh one is delivered once, and only then removed from the queue.
  */
-export async function redriveDeadLetters(deps: IngestDeps & { queue: DeadLetterQueue }): Promise<RedriveOutcome> {
+export async function redriveDeadLetters(deps: RedriveDeps): Promise<RedriveOutcome> {
   const outcome: RedriveOutcome = { delivered: 0, expired: 0, failed: 0 };
   for (let batch = await deps.queue.receive(); batch.length > 0; batch = await deps.queue.receive()) {
     for (const letter of batch) {
       try {
-        const mail = sesReceivedMail(JSON.parse(letter.body) as SesReceiptEvent);
+        const mail = deps.mailOf(letter.body);
         if (expiredBeforeIngest(mail, deps)) {
           await deps.blobs.delete(mail.rawKey);
           outcome.expired += 1;

@@ -1,4 +1,4 @@
-import { idPrefixFor, sanitizeEmailHtml } from '../../../lambdas/inbound/sanitize-email-html';
+import { idPrefixFor, sanitizeEmailHtml } from '../../../lambdas/mail/sanitize-email-html';
 import { dangerousResidue } from '../../support/html-residue';
 import { sameOriginUrlForms, sameOriginUrlVectors } from '../../support/url-form-vectors';
 import { domClobbering, xssVectors as vectors } from '../../support/xss-vectors';

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { flattenHtmlNesting, htmlNestingLimit } from '../../../lambdas/inbound/flatten-html-nesting';
+import { flattenHtmlNesting, htmlNestingLimit } from '../../../lambdas/mail/flatten-html-nesting';
 import { loadXssCorpus } from '../../support/xss-corpus';
 
 /**

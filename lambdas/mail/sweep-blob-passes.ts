@@ -1,11 +1,11 @@
 import { BlobsNotDeleted } from '../core/errors';
 import { mailIdTime } from '../core/ids';
 import { workPool } from '../core/work-pool';
-import { sesRawPrefix } from './ses-events';
-import type { SweepWork } from './sweep-expired';
+import { rawMailPrefix } from './raw-mail-prefix';
+import type { SweepWork } from './sweep-work';
 
 /** Where the blobs of received mail live, under their mail id (`mail/<mail id>/…`). */
-export const mailPrefix = 'mail/';
+const mailPrefix = 'mail/';
 
 /**
  * Blobs under `mail/` of mail received at or before the cutoff: those of expired messages and of
@@ -45,7 +45,7 @@ export async function sweepInbound(cutoff: number, after: string | undefined, wo
   let looked = 0;
   let last: string | undefined;
   let reachedEnd = true;
-  for await (const { key, written } of work.deps.blobs.list(sesRawPrefix, after === undefined ? {} : { startAfter: after })) {
+  for await (const { key, written } of work.deps.blobs.list(rawMailPrefix, after === undefined ? {} : { startAfter: after })) {
     if (looked >= work.limits.inboundKeys || deleter.stopped() || !work.inTime()) {
       reachedEnd = false;
       break;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '../../../lambdas/core/mail-ports';
-import { cutToBytes, mimeLimits, parseMail } from '../../../lambdas/inbound/parse-mail';
+import { cutToBytes, mimeLimits, parseMail } from '../../../lambdas/mail/parse-mail';
 
 /** A blob store that reads each body to its end, as the directory and S3 stores do. */
 function readingBlobs(): BlobStore & { keys: string[] } {

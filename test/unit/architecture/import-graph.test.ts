@@ -1,0 +1,51 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/**
+ * The source's import graph, read from the files themselves: no two modules import each other
+ * (the lower one owns the type or interface both need), and the mail rules import nothing from
+ * the SES entry points that call them.
+ */
+const root = resolve(__dirname, '..', '..', '..');
+const sourceRoots = ['bin', 'cli', 'client/src', 'console/src', 'lambdas', 'lib', 'local', 'openapi'];
+const importPattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : sourceFiles(path);
+    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+function resolved(from: string, specifier: string): string | undefined {
+  const base = resolve(dirname(from), specifier).replace(/\.js$/, '');
+  return [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), base].find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+}
+
+const graph = new Map(
+  sourceRoots
+    .flatMap((dir) => sourceFiles(join(root, dir)))
+    .map((file) => [file, new Set([...readFileSync(file, 'utf8').matchAll(importPattern)].map((match) => resolved(file, match[1]!)).filter((found) => found !== undefined))]),
+);
+const name = (file: string) => relative(root, file);
+
+it('reads the whole source', () => {
+  expect(graph.size).toBeGreaterThan(150);
+  expect(graph.get(join(root, 'lambdas/inbound/ses-parser.ts'))).toContain(join(root, 'lambdas/mail/ingest-mail.ts'));
+});
+
+it('has no two modules that import each other', () => {
+  const pairs = [...graph].flatMap(([file, imports]) =>
+    [...imports].filter((imported) => file < imported && graph.get(imported)?.has(file)).map((imported) => [name(file), name(imported)]),
+  );
+  expect(pairs).toEqual([]);
+});
+
+it('keeps the mail rules apart from the SES entry points: lambdas/mail imports nothing from lambdas/inbound', () => {
+  const inward = [...graph]
+    .filter(([file]) => name(file).startsWith('lambdas/mail/'))
+    .flatMap(([file, imports]) => [...imports].filter((imported) => name(imported).startsWith('lambdas/inbound/')).map((imported) => `${name(file)} -> ${name(imported)}`));
+  expect(inward).toEqual([]);
+});
