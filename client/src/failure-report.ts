@@ -1,4 +1,5 @@
 import { extractCode, extractLink } from './extract';
+import type { TempmailClient } from './client';
 import type { Inbox } from './inbox';
 
 /** How much of a returned mail's text a failure report shows. */
@@ -21,7 +22,7 @@ export interface FailureReport {
  * counts it in `requests`), and the waits' mails from memory. A failed listing is reported, not
  * thrown, so that the report never hides the test's own failure.
  */
-export async function failureReport(inbox: Inbox): Promise<{ report: FailureReport; requests: number }> {
+export async function failureReport(inbox: Inbox<TempmailClient>): Promise<{ report: FailureReport; requests: number }> {
   let received: FailureReport['received'];
   let more = false;
   try {
