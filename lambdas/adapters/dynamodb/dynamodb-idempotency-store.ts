@@ -94,7 +94,7 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     if (!held) throw new Error('idempotency lease lost while replanning');
   }
 
-  async complete(recordKey: string, _leaseToken: string): Promise<void> {
+  async complete(recordKey: string): Promise<void> {
     // Whoever completes, the planned email is the answer: a lost lease does not undo the create.
     await this.conditionalUpdate(
       recordKey,

@@ -48,7 +48,7 @@ describe('DynamoDbIdempotencyStore, on dynalite', () => {
   it('begins a record unless a live one exists, which it returns as stored', async () => {
     const { store, record } = fresh();
     expect(await store.begin(record, 1_000)).toEqual({ outcome: 'started' });
-    await store.complete(record.recordKey, record.leaseToken);
+    await store.complete(record.recordKey);
     expect(await store.begin({ ...record, leaseToken: 'token-2', emailId: 'eml_2' }, 1_500)).toEqual({
       outcome: 'exists',
       record: { ...record, status: 'completed' },
