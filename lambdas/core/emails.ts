@@ -93,7 +93,7 @@ export async function createEmail(
 
   try {
     const email = await fulfil(record, request, lease.token, deps);
-    await deps.idempotency.complete(recordKey, lease.token);
+    await deps.idempotency.complete(recordKey);
     return { email, replayed: false };
   } catch (error) {
     await giveBack(recordKey, lease.token, error, deps);

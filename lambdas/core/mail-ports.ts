@@ -106,8 +106,11 @@ export interface IdempotencyStore {
   takeOver(recordKey: string, lease: { until: number; token: string }, now: number): Promise<boolean>;
   /** Changes the planned address of a record this attempt holds. */
   replan(recordKey: string, leaseToken: string, plan: { address: string; localPart: string }): Promise<void>;
-  /** Marks the record completed; the email it names is the answer to every replay. */
-  complete(recordKey: string, leaseToken: string): Promise<void>;
+  /**
+   * Marks the record completed; the email it names is the answer to every replay. It takes no
+   * lease: whoever completes, the planned email exists, and a lost lease does not undo the create.
+   */
+  complete(recordKey: string): Promise<void>;
   /** Gives up the lease so that a retry can resume at once (after a failure). */
   release(recordKey: string, leaseToken: string): Promise<void>;
   /** Marks a record this attempt holds refused, with the answer every duplicate then gets. */

@@ -115,12 +115,10 @@ export interface ApiKeyRecord {
 export interface ApiKeyStore {
   put(record: ApiKeyRecord): Promise<void>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
-  /** Every key of an account, oldest first. */
+  /** Every key of an account, oldest first (the account index orders by creation time). */
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when no such key exists. */
   revoke(keyHash: string): Promise<boolean>;
-  /** Every key of an account, in no particular order: a full read, for the operator only. */
-  listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
   /** The key with this id (`key_…`), when there is one: a full read, for the operator only. */
   findById(keyId: string): Promise<ApiKeyRecord | undefined>;
 }

@@ -14,7 +14,7 @@ import {
 import { Readable } from 'node:stream';
 import { BlobsNotDeleted, Unavailable } from '../../core/errors';
 import type { BlobRead, BlobStore, ListedBlob } from '../../core/mail-ports';
-import { storageFailure } from '../dynamodb/storage-errors';
+import { storageFailure } from '../storage-errors';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
 /** Parts of a streamed upload: above S3's 5 MiB minimum, and the most of a stream held in memory. */

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapStorageErrors } from '../storage-errors';
 
 export interface DocumentClientOptions {
   /** A DynamoDB-compatible endpoint (the local dynalite); the SDK's default when absent. */
@@ -9,7 +10,11 @@ export interface DocumentClientOptions {
   requestHandler?: DynamoDBClientConfig['requestHandler'];
 }
 
-/** The document client every DynamoDB adapter shares; built once per composition root. */
+/**
+ * The document client every DynamoDB adapter shares; built once per composition root. Its failures
+ * arrive already mapped (503 `Unavailable`, `PermanentStorageFault`): the stores send, and catch only
+ * the condition failures they expect.
+ */
 export function createDocumentClient(options: DocumentClientOptions = {}): DynamoDBDocumentClient {
   const local = options.endpoint !== undefined;
   const client = new DynamoDBClient({
@@ -20,5 +25,7 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Dynam
     ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
     maxAttempts: 3,
   });
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  mapStorageErrors(documents);
+  return documents;
 }

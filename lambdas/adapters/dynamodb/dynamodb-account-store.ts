@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../core/plans';
 import type { Account, AccountStatus, AccountStore, Admission, Allowance, Ledger, ReserveOutcome } from '../../core/ports';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally } from '../storage-errors';
+import { readAllPages } from './read-all-pages';
 
 interface AccountItem {
   account_id: string;
@@ -49,14 +50,12 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
   ) {}
 
   async create(account: Account): Promise<void> {
-    await guardStorage(() =>
-      this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: toItem(account),
-          ConditionExpression: 'attribute_not_exists(account_id)',
-        }),
-      ),
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: toItem(account),
+        ConditionExpression: 'attribute_not_exists(account_id)',
+      }),
     );
   }
 
@@ -79,22 +78,12 @@ export class DynamoDbAccountStore implements AccountStore, Ledger {
   }
 
   async list(): Promise<Account[]> {
-    const accounts: Account[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await guardStorage(() =>
-        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
-      );
-      accounts.push(...(page.Items ?? []).map((item) => fromItem(item as AccountItem)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return accounts;
+    const items = await readAllPages(this.client, (start) => new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: start }));
+    return items.map((item) => fromItem(item as unknown as AccountItem));
   }
 
   private async getItem(accountId: string): Promise<AccountItem | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { account_id: accountId }, ConsistentRead: true })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { account_id: accountId }, ConsistentRead: true }));
     return Item as AccountItem | undefined;
   }
 

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressRegistry } from '../../core/mail-ports';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally } from '../storage-errors';
 
 /** Every address ever issued, one item each, written once and never deleted. */
 export class DynamoDbAddressRegistry implements AddressRegistry {
@@ -10,9 +10,7 @@ export class DynamoDbAddressRegistry implements AddressRegistry {
   ) {}
 
   async lookup(address: string): Promise<string | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { address } })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { address } }));
     return Item?.email_id as string | undefined;
   }
 
@@ -27,9 +25,7 @@ export class DynamoDbAddressRegistry implements AddressRegistry {
       ),
     );
     if (written) return { outcome: 'claimed' as const };
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { address: entry.address }, ConsistentRead: true })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { address: entry.address }, ConsistentRead: true }));
     const heldBy = String(Item?.email_id ?? '');
     return heldBy === entry.emailId ? { outcome: 'claimed' as const } : { outcome: 'taken' as const, heldBy };
   }

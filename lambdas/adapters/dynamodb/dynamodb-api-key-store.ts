@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally } from '../storage-errors';
+import { readAllPages } from './read-all-pages';
 
 interface ApiKeyItem {
   key_hash: string;
@@ -34,17 +35,13 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
       ...(record.label !== undefined ? { label: record.label } : {}),
       ...(record.prefix !== undefined ? { prefix: record.prefix } : {}),
     };
-    await guardStorage(() =>
-      this.client.send(
-        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(key_hash)' }),
-      ),
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(key_hash)' }),
     );
   }
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { key_hash: keyHash }, ConsistentRead: true })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { key_hash: keyHash }, ConsistentRead: true }));
     return Item ? fromItem(Item as ApiKeyItem) : undefined;
   }
 
@@ -74,16 +71,10 @@ export class DynamoDbApiKeyStore implements ApiKeyStore {
     return found[0];
   }
 
-  /** Every item of a query or scan, page after page. */
+  /** Every record of a query or scan, page after page. */
   private async collect(command: (start: Record<string, unknown> | undefined) => QueryCommand | ScanCommand): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await guardStorage(() => this.client.send(command(start) as QueryCommand));
-      records.push(...(page.Items ?? []).map((item) => fromItem(item as ApiKeyItem)));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return records;
+    const items = await readAllPages(this.client, command);
+    return items.map((item) => fromItem(item as unknown as ApiKeyItem));
   }
 
   async revoke(keyHash: string): Promise<boolean> {

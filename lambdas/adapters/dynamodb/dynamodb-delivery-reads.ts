@@ -3,7 +3,6 @@ import type { DeliveryReadResult, DeliveryReads } from '../../core/mail-ports';
 import { domainFromItem, type DomainItem } from './dynamodb-domain-store';
 import { emailFromItem, type EmailItem } from './dynamodb-email-store';
 import { messageFromItem, type MessageItem } from './dynamodb-message-store';
-import { guardStorage } from './storage-errors';
 
 /** DynamoDB's limit of keys in one BatchGetItem. */
 const maxKeysPerBatch = 100;
@@ -48,7 +47,7 @@ export class DynamoDbDeliveryReads implements DeliveryReads {
       ]),
     );
     while (request && Object.keys(request).length > 0) {
-      const page = await guardStorage(() => this.client.send(new BatchGetCommand({ RequestItems: request })));
+      const page = await this.client.send(new BatchGetCommand({ RequestItems: request }));
       for (const item of page.Responses?.[this.tables.domains] ?? []) {
         const domain = domainFromItem(item as DomainItem);
         result.domains.set(domain.domain, domain);

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Domain, DomainStore } from '../../core/ports';
-import { guardStorage } from './storage-errors';
+import { readAllPages } from './read-all-pages';
 
 export interface DomainItem {
   domain: string;
@@ -21,27 +21,17 @@ export class DynamoDbDomainStore implements DomainStore {
       create_enabled: domain.createEnabled,
       receive_enabled: domain.receiveEnabled,
     };
-    await guardStorage(() => this.client.send(new PutCommand({ TableName: this.tableName, Item: item })));
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: item }));
   }
 
   async get(domain: string): Promise<Domain | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { domain } })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { domain } }));
     return Item ? domainFromItem(Item as DomainItem) : undefined;
   }
 
   async list(): Promise<Domain[]> {
-    const domains: Domain[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await guardStorage(() =>
-        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
-      );
-      domains.push(...(page.Items ?? []).map((item) => domainFromItem(item as DomainItem)));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return domains;
+    const items = await readAllPages(this.client, (start) => new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: start }));
+    return items.map((item) => domainFromItem(item as unknown as DomainItem));
   }
 }
 

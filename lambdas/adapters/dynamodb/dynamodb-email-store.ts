@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailRecord, EmailStore } from '../../core/mail-ports';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally } from '../storage-errors';
 
 export interface EmailItem {
   email_id: string;
@@ -45,9 +45,7 @@ export class DynamoDbEmailStore implements EmailStore {
   }
 
   async get(emailId: string): Promise<EmailRecord | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { email_id: emailId }, ConsistentRead: true })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { email_id: emailId }, ConsistentRead: true }));
     return Item ? emailFromItem(Item as EmailItem) : undefined;
   }
 
@@ -57,18 +55,16 @@ export class DynamoDbEmailStore implements EmailStore {
    */
   async listByAccount(accountId: string, page: { limit: number; after?: string }) {
     const start = page.after === undefined ? undefined : startKey(accountId, page.after);
-    const result = await guardStorage(() =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: byAccount,
-          KeyConditionExpression: 'account_id = :account',
-          ExpressionAttributeValues: { ':account': accountId },
-          ScanIndexForward: false,
-          Limit: page.limit + 1,
-          ExclusiveStartKey: start,
-        }),
-      ),
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: byAccount,
+        KeyConditionExpression: 'account_id = :account',
+        ExpressionAttributeValues: { ':account': accountId },
+        ScanIndexForward: false,
+        Limit: page.limit + 1,
+        ExclusiveStartKey: start,
+      }),
     );
     const read = (result.Items ?? []).map((item) => emailFromItem(item as EmailItem));
     const items = read.slice(0, page.limit);

@@ -1,6 +1,8 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { IdempotencyRecord, IdempotencyStore, Refusal } from '../../core/mail-ports';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally, isConditionFailure } from '../storage-errors';
 
 interface IdempotencyItem {
   record_key: string;
@@ -31,30 +33,45 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
 
   async begin(record: IdempotencyRecord, now: number) {
     for (;;) {
-      const written = await conditionally(() =>
-        this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: toItem(record),
-            // A refused record of another request created nothing: it does not hold the key.
-            ConditionExpression:
-              'attribute_not_exists(record_key) OR expires_at <= :now OR (#status = :refused AND request_hash <> :hash)',
-            ExpressionAttributeNames: statusName,
-            ExpressionAttributeValues: { ':now': now, ':refused': 'refused', ':hash': record.requestHash },
-          }),
-        ),
-      );
-      if (written) return { outcome: 'started' as const };
-      const existing = await this.get(record.recordKey);
+      const attempt = await this.putUnlessHeld(record, now);
+      if (attempt.written) return { outcome: 'started' as const };
+      const existing = attempt.holder ?? (await this.get(record.recordKey));
       const replaceable = existing?.status === 'refused' && existing.requestHash !== record.requestHash;
       if (existing && existing.expiresAt > now && !replaceable) return { outcome: 'exists' as const, record: existing };
     }
   }
 
+  /**
+   * Writes the record unless another one holds its key. DynamoDB returns the holder in the refused
+   * write itself (`ALL_OLD` on condition failure), with no read and no window for it to change;
+   * dynalite returns nothing there, and `begin` then reads the holder (docs/decisions.md).
+   */
+  private async putUnlessHeld(record: IdempotencyRecord, now: number): Promise<{ written: boolean; holder?: IdempotencyRecord }> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(record),
+          // A refused record of another request created nothing: it does not hold the key.
+          ConditionExpression:
+            'attribute_not_exists(record_key) OR expires_at <= :now OR (#status = :refused AND request_hash <> :hash)',
+          ExpressionAttributeNames: statusName,
+          ExpressionAttributeValues: { ':now': now, ':refused': 'refused', ':hash': record.requestHash },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { written: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The failed write's item comes back in DynamoDB's own attribute form: the document client
+      // unmarshalls answers, not errors.
+      const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+      return { written: false, ...(item ? { holder: fromItem(unmarshall(item) as IdempotencyItem) } : {}) };
+    }
+  }
+
   async get(recordKey: string): Promise<IdempotencyRecord | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { record_key: recordKey }, ConsistentRead: true })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { record_key: recordKey }, ConsistentRead: true }));
     return Item ? fromItem(Item as IdempotencyItem) : undefined;
   }
 
@@ -77,7 +94,7 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
     if (!held) throw new Error('idempotency lease lost while replanning');
   }
 
-  async complete(recordKey: string, _leaseToken: string): Promise<void> {
+  async complete(recordKey: string): Promise<void> {
     // Whoever completes, the planned email is the answer: a lost lease does not undo the create.
     await this.conditionalUpdate(
       recordKey,

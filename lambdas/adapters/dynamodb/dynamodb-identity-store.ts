@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdentityStore } from '../../core/ports';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally } from '../storage-errors';
 
 interface IdentityItem {
   identity: string;
@@ -16,9 +16,7 @@ export class DynamoDbIdentityStore implements IdentityStore {
   ) {}
 
   async find(identity: string): Promise<string | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { identity }, ConsistentRead: true })),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { identity }, ConsistentRead: true }));
     return (Item as IdentityItem | undefined)?.account_id;
   }
 

@@ -12,7 +12,7 @@ import type {
 } from '../../core/mail-ports';
 import { PermanentStorageFault, Unavailable } from '../../core/errors';
 import { itemBytes, maxItemBytes } from './item-size';
-import { conditionally, guardStorage } from './storage-errors';
+import { conditionally } from '../storage-errors';
 
 export interface MessageItem {
   message_id: string;
@@ -109,10 +109,8 @@ export class DynamoDbMessageStore implements MessageStore {
   }
 
   async get(messageId: string, options: { consistent?: boolean } = {}): Promise<MessageRecord | undefined> {
-    const { Item } = await guardStorage(() =>
-      this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: { message_id: messageId }, ...(options.consistent ? { ConsistentRead: true } : {}) }),
-      ),
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { message_id: messageId }, ...(options.consistent ? { ConsistentRead: true } : {}) }),
     );
     return Item ? messageFromItem(Item as MessageItem) : undefined;
   }
@@ -126,18 +124,16 @@ export class DynamoDbMessageStore implements MessageStore {
     const found: SummaryItem[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined = page.after === undefined ? undefined : startKey(emailId, page.after);
     do {
-      const response = await guardStorage(() =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'by_email',
-            KeyConditionExpression: 'email_id = :email AND received_sort > :after',
-            ExpressionAttributeValues: { ':email': emailId, ':after': page.receivedAfter },
-            ScanIndexForward: false,
-            Limit: page.limit + 1 - found.length,
-            ExclusiveStartKey: exclusiveStartKey,
-          }),
-        ),
+      const response = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'by_email',
+          KeyConditionExpression: 'email_id = :email AND received_sort > :after',
+          ExpressionAttributeValues: { ':email': emailId, ':after': page.receivedAfter },
+          ScanIndexForward: false,
+          Limit: page.limit + 1 - found.length,
+          ExclusiveStartKey: exclusiveStartKey,
+        }),
       );
       found.push(...((response.Items ?? []) as SummaryItem[]));
       exclusiveStartKey = response.LastEvaluatedKey;
@@ -180,17 +176,15 @@ export class DynamoDbMessageStore implements MessageStore {
     const messages: ExpiringMessage[] = [];
     let exclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await guardStorage(() =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: 'by_expiry',
-            KeyConditionExpression: 'expiry_hour = :partition AND expires_at BETWEEN :from AND :until',
-            ExpressionAttributeValues: { ':partition': partition, ':from': from.toISOString(), ':until': until.toISOString() },
-            ExclusiveStartKey: exclusiveStartKey,
-            Limit: share + 1 - messages.length,
-          }),
-        ),
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'by_expiry',
+          KeyConditionExpression: 'expiry_hour = :partition AND expires_at BETWEEN :from AND :until',
+          ExpressionAttributeValues: { ':partition': partition, ':from': from.toISOString(), ':until': until.toISOString() },
+          ExclusiveStartKey: exclusiveStartKey,
+          Limit: share + 1 - messages.length,
+        }),
       );
       for (const item of (page.Items ?? []) as ExpiringItem[]) {
         messages.push({ messageId: item.message_id, mailId: item.mail_id, rawKey: item.raw_key, expiresAt: item.expires_at });
@@ -214,9 +208,7 @@ export class DynamoDbMessageStore implements MessageStore {
           throw new Unavailable(1, { cause: new Error(`${requests.length} message deletes left unprocessed after ${unprocessedAttempts} calls`) });
         }
         if (attempt > 1) await delay(this.unprocessedRetryMs * 2 ** (attempt - 2) * (0.5 + Math.random() / 2));
-        const { UnprocessedItems } = await guardStorage(() =>
-          this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } })),
-        );
+        const { UnprocessedItems } = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
         requests = (UnprocessedItems?.[this.tableName] ?? []) as Record<string, unknown>[];
       }
     }

@@ -2,7 +2,6 @@ import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { DynamoDbDeliveryReads } from '../../../lambdas/adapters/dynamodb/dynamodb-delivery-reads';
-import { Unavailable } from '../../../lambdas/core/errors';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const reads = new DynamoDbDeliveryReads(createDocumentClient({ endpoint: 'http://127.0.0.1:9' }), {
@@ -67,8 +66,5 @@ describe('DynamoDbDeliveryReads: the delivery path\'s reads in one BatchGetItem'
     expect(found.emailIds.get('a0@example.com')).toBe('eml_0');
   });
 
-  it('turns throttling into Unavailable, as every adapter does', async () => {
-    dynamo.on(BatchGetCommand).rejects(Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }));
-    await expect(reads.read({ domains: ['example.com'] })).rejects.toBeInstanceOf(Unavailable);
-  });
+  // Throttling as Unavailable, as every adapter's: test/unit/adapters/dynamodb/storage-error-mapping.test.ts.
 });

@@ -1,15 +1,15 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { DynamoDbMessageStore } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
 import { Unavailable } from '../../../lambdas/core/errors';
 import { deliveredMessageId } from '../../../lambdas/core/ids';
 import type { MessageRecord } from '../../../lambdas/core/mail-ports';
+import { startLocalTables, type LocalTables } from '../../support/local-tables';
+import { storageFaults } from '../../support/storage-faults';
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const store = new DynamoDbMessageStore(createDocumentClient({ endpoint: 'http://127.0.0.1:9' }), 'messages');
-beforeEach(() => dynamo.reset());
+let tables: LocalTables;
+beforeAll(async () => {
+  tables = await startLocalTables('delivery');
+});
+afterAll(() => tables.close());
 
 const message: MessageRecord = {
   messageId: deliveredMessageId('sha256:abc', 'eml_1234567890', 7),
@@ -29,7 +29,7 @@ const message: MessageRecord = {
   rawKey: 'mail/1795000000000-AbCdEfGhIjKl/raw',
 };
 
-describe('writing a delivered message', () => {
+describe('writing a delivered message, on dynalite', () => {
   it('derives one message id per mail identity, email and delivery window, shaped like any message id', () => {
     expect(message.messageId).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
     expect(deliveredMessageId('sha256:abc', 'eml_1234567890', 7)).toBe(message.messageId);
@@ -38,19 +38,21 @@ describe('writing a delivered message', () => {
     expect(deliveredMessageId('sha256:abc', 'eml_1234567890', 8)).not.toBe(message.messageId);
   });
 
-  it('writes it only where no message has its id, and says created', async () => {
-    dynamo.on(PutCommand).resolves({});
+  it('writes it where no message has its id and says created; a later delivery says exists and leaves it as it is', async () => {
+    const store = new DynamoDbMessageStore(tables.client(), tables.names.messages);
     await expect(store.put(message)).resolves.toBe('created');
-    expect(dynamo.commandCalls(PutCommand)[0]!.args[0].input.ConditionExpression).toBe('attribute_not_exists(message_id)');
+    await expect(store.put({ ...message, subject: 'a second delivery' })).resolves.toBe('exists');
+    expect(await store.get(message.messageId, { consistent: true })).toEqual(message);
   });
 
-  it('says exists when an earlier delivery already wrote it, leaving it as it is', async () => {
-    dynamo.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
-    await expect(store.put(message)).resolves.toBe('exists');
-  });
-
-  it('answers a throttled write as Unavailable, for the sender to retry', async () => {
-    dynamo.on(PutCommand).rejects(Object.assign(new Error('slow down'), { name: 'ProvisionedThroughputExceededException' }));
-    await expect(store.put(message)).rejects.toBeInstanceOf(Unavailable);
+  it('answers a throttled write as Unavailable, for the sender to retry, and writes nothing', async () => {
+    const client = tables.client();
+    const faults = storageFaults();
+    faults.instrument(client);
+    faults.fail({ command: 'PutItemCommand', table: '-messages', times: 1 });
+    const store = new DynamoDbMessageStore(client, tables.names.messages);
+    const other = { ...message, messageId: deliveredMessageId('sha256:abc', 'eml_1234567890', 8) };
+    await expect(store.put(other)).rejects.toBeInstanceOf(Unavailable);
+    expect(await store.get(other.messageId, { consistent: true })).toBeUndefined();
   });
 });

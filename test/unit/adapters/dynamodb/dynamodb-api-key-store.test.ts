@@ -26,6 +26,15 @@ describe('DynamoDbApiKeyStore, on dynalite', () => {
     expect(reads).toEqual([true]);
   });
 
+  it("lists an account's keys oldest first, whatever order they were written in, and no other account's", async () => {
+    const store = new DynamoDbApiKeyStore(tables.client(), tables.names.apiKeys);
+    for (const [n, minute] of [[1, '02'], [2, '00'], [3, '01']] as const) {
+      await store.put({ keyHash: `order-${n}`, keyId: `key_o${n}`, accountId: 'acc_order', env: 'local', status: 'active', createdAt: `2026-11-22T12:${minute}:00.000Z` });
+    }
+    await store.put({ keyHash: 'order-x', keyId: 'key_ox', accountId: 'acc_else', env: 'local', status: 'active', createdAt: '2026-11-22T11:00:00.000Z' });
+    expect((await store.listByAccount('acc_order')).map((key) => key.keyId)).toEqual(['key_o2', 'key_o3', 'key_o1']);
+  });
+
   it('reports revoking an unknown key as false, and makes no key of it', async () => {
     const store = new DynamoDbApiKeyStore(tables.client(), tables.names.apiKeys);
     expect(await store.revoke('nope')).toBe(false);

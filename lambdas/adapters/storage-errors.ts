@@ -1,4 +1,5 @@
-import { PermanentStorageFault, Unavailable } from '../../core/errors';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PermanentStorageFault, Unavailable } from '../core/errors';
 
 /** Error names of DynamoDB and S3 that mean "try again shortly", not "your request is wrong". */
 const transientNames = new Set([
@@ -13,6 +14,9 @@ const transientNames = new Set([
 ]);
 const transientCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
 
+/** The name under which the mapping sits in a client's middleware stack, present once. */
+const mappingName = 'tempmailStorageErrors';
+
 /** True for an AWS error that says the request itself failed its condition. */
 export function isConditionFailure(error: unknown): boolean {
   return (error as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
@@ -21,7 +25,7 @@ export function isConditionFailure(error: unknown): boolean {
 /**
  * Maps a storage error the caller did not expect: transient ones become 503 `Unavailable`; a
  * `ValidationException` (an item DynamoDB will never accept, such as one over 400 KB) becomes a
- * `PermanentStorageFault`, so that nobody is told to retry it.
+ * `PermanentStorageFault`, so that nobody is told to retry it. Anything else passes unchanged.
  */
 export function storageFailure(error: unknown): unknown {
   const { name, code } = (error ?? {}) as { name?: string; code?: string };
@@ -32,19 +36,34 @@ export function storageFailure(error: unknown): unknown {
   return error;
 }
 
-/** Runs one storage call, turning transient failures into 503 `Unavailable` and permanent ones into `PermanentStorageFault`. */
-export async function guardStorage<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw storageFailure(error);
-  }
+/**
+ * Puts the mapping of storage errors into an SDK client's middleware stack, once: every call of the
+ * client then fails with the project's errors, after the SDK's own retries (which sit further in),
+ * and no store call needs a guard of its own. It sits first in the first step, so that faults
+ * added to the stack later (a test's throttle) are mapped as the service's would be.
+ */
+export function mapStorageErrors(
+  client: Pick<DynamoDBDocumentClient, 'middlewareStack'>,
+  map: (error: unknown) => unknown = storageFailure,
+): void {
+  const stack = client.middlewareStack;
+  if (stack.identify().some((entry) => entry.startsWith(`${mappingName} `))) return;
+  stack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        throw map(error);
+      }
+    },
+    { step: 'initialize', priority: 'high', name: mappingName },
+  );
 }
 
 /** Runs one conditional write; `undefined` when its condition did not hold, its result otherwise. */
 export async function conditionally<T>(call: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await guardStorage(call);
+    return await call();
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
