@@ -24,3 +24,16 @@ export async function startLocalTables(prefix = 'store'): Promise<LocalTables> {
     close: () => dynamodb.close(),
   };
 }
+
+/** Records the commands a client sends, as they leave for dynalite. */
+export function sentCommands(client: DynamoDBDocumentClient) {
+  const sent: string[] = [];
+  client.middlewareStack.add(
+    (nextHandler, context) => (args) => {
+      sent.push(String(context.commandName));
+      return nextHandler(args);
+    },
+    { step: 'initialize', name: 'testSentCommands' },
+  );
+  return sent;
+}

@@ -1,7 +1,7 @@
 import { DynamoDbAccountStore } from '../../../lambdas/adapters/dynamodb/dynamodb-account-store';
 import { DynamoDbEmailStore } from '../../../lambdas/adapters/dynamodb/dynamodb-email-store';
 import { DynamoDbIdentityStore } from '../../../lambdas/adapters/dynamodb/dynamodb-identity-store';
-import { startLocalTables, type LocalTables } from '../../support/local-tables';
+import { startLocalTables, type LocalTables, sentCommands } from '../../support/local-tables';
 import { accountFixture } from '../../support/port-stubs';
 
 let tables: LocalTables;
@@ -71,14 +71,7 @@ describe('DynamoDbAccountStore key-change window, on dynalite', () => {
     const admission = { keyId: 'key_1', charge: true, window: { id: 5, perKey: 300, perAccount: 600 } };
     // The first admission of the minute opens its window; the one measured below finds it open.
     await store.reserve(accountId, { ...admission, at: '2026-11-22T11:59:00.000Z' });
-    const sent: string[] = [];
-    client.middlewareStack.add(
-      (nextHandler, context) => (args) => {
-        sent.push(String(context.commandName));
-        return nextHandler(args);
-      },
-      { step: 'initialize', name: 'testSentCommands' },
-    );
+    const sent = sentCommands(client);
     const at = '2026-11-22T12:00:00.000Z';
     const outcome = await store.reserve(accountId, { ...admission, at });
     expect(outcome).toMatchObject({ outcome: 'reserved', account: { keyLastUsed: { key_1: at } } });

@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDbIdempotencyStore } from '../../../../lambdas/adapters/dynamodb/dynamodb-idempotency-store';
 import type { IdempotencyRecord } from '../../../../lambdas/core/mail-ports';
-import { startLocalTables, type LocalTables } from '../../../support/local-tables';
+import { startLocalTables, type LocalTables, sentCommands } from '../../../support/local-tables';
 
 let tables: LocalTables;
 beforeAll(async () => {
@@ -29,19 +29,6 @@ function fresh(overrides: Partial<IdempotencyRecord> = {}, client: DynamoDBDocum
     ...overrides,
   };
   return { store, record, client };
-}
-
-/** Records the commands a client sends, as they leave for dynalite. */
-function sentCommands(client: DynamoDBDocumentClient) {
-  const sent: string[] = [];
-  client.middlewareStack.add(
-    (nextHandler, context) => (args) => {
-      sent.push(String(context.commandName));
-      return nextHandler(args);
-    },
-    { step: 'initialize', name: 'testSentCommands' },
-  );
-  return sent;
 }
 
 describe('DynamoDbIdempotencyStore, on dynalite', () => {
