@@ -1,8 +1,9 @@
+import type { BlobPrefix } from '../function-access';
 import { newMailId } from '../core/ids';
 import type { ReceivedMail } from './ingest-mail';
 
 /** Where the SES receipt rule's S3 action puts raw messages: `<prefix><SES message id>`. */
-export const sesRawPrefix = 'inbound/';
+export const sesRawPrefix = 'inbound/' satisfies BlobPrefix;
 
 /** The part of an SES receipt event (Lambda action) the service reads. */
 export interface SesReceiptEvent {
