@@ -5,7 +5,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DirectoryBlobStore } from '../lambdas/adapters/blobs/directory-blob-store';
 import { S3BlobStore } from '../lambdas/adapters/blobs/s3-blob-store';
 import { SqsDeadLetterQueue } from '../lambdas/adapters/sqs/sqs-dead-letter-queue';
-import { messageLifetimeSeconds } from '../lambdas/composition/services';
+import { messageLifetimeSeconds } from '../lambdas/core/lifetimes';
+import { defaultDataDir } from '../local/config';
 import { jsonLogger } from '../lambdas/core/logger';
 import { sesDeadLetterMail } from '../lambdas/inbound/ses-events';
 import { redriveDeadLetters } from '../lambdas/mail/redrive-dead-letters';
@@ -126,7 +127,7 @@ async function deadLetterSource(environment: NodeJS.ProcessEnv, local: boolean) 
   const queueUrl = environment.DEAD_LETTER_QUEUE_URL;
   const bucket = environment.BLOB_BUCKET;
   if (queueUrl && bucket) return { blobs: new S3BlobStore(new S3Client({}), bucket), queue: new SqsDeadLetterQueue(new SQSClient({}), queueUrl) };
-  const dataDir = environment.DATA_DIR || '.data';
+  const dataDir = environment.DATA_DIR || defaultDataDir;
   const announced = local ? await announcedDeadLetterQueue(dataDir) : undefined;
   if (!announced) {
     throw new UsageError(

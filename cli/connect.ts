@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { localTableNames, tableKeys, tableNamesFrom, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import { createStores, type Stores } from '../lambdas/composition/services';
 import { receiptRuleDomainsFrom, type ReceiptRuleDomains } from '../lambdas/core/domains';
+import { defaultDataDir } from '../local/config';
 import { ensureTables, startLocalDynamoDb } from '../local/local-dynamodb';
 import { announcedService, runningEndpoint, type AnnouncedService } from '../local/endpoint-file';
 
@@ -33,7 +34,7 @@ export async function connect(environment: NodeJS.ProcessEnv): Promise<Connectio
     const stores = createStores({ tableNames: awsTables, dynamodbEndpoint: environment.DYNAMODB_ENDPOINT, receiptRule: given });
     return { stores, target: 'aws', receiptRule: given, close: async () => undefined };
   }
-  const dataDir = environment.DATA_DIR || '.data';
+  const dataDir = environment.DATA_DIR || defaultDataDir;
   const tableNames = localTableNames();
   const running = environment.DYNAMODB_ENDPOINT ?? (await runningEndpoint(dataDir));
   if (running) {

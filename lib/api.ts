@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -21,13 +20,14 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { apiDeclaration, routes, type RouteDefinition } from '../lambdas/api/routes';
-import { sesRawPrefix } from '../lambdas/inbound/ses-events';
+import { apiDeclaration } from '../lambdas/api/routes';
+import { functionEnvironmentNames as names } from '../lambdas/composition/function-environment';
+import { authorizerFunction, furtherVariables, routeFunctions as routeDeclarations } from '../lambdas/function-manifest';
 import { declaredGatewayResponse, gatewayResponseTable, type GatewayResponse } from './gateway-responses';
 import { ServiceFunction } from './service-function';
 import { originVerifyValue } from './viewer-address';
+import { entryPath, grantAccess } from './grant-access';
 import type { Storage } from './storage';
-import type { TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 
 export interface ApiProps {
@@ -52,10 +52,6 @@ export interface ApiProps {
 /** 5,000 requests a second: the per-stack target of docs/limits.md; the account's API Gateway burst quota is 5,000. */
 export const defaultApiThrottle = { rate: 5_000, burst: 5_000 };
 
-/** The routes that sign or read list cursors, and so read the cursor secret. */
-export const cursorRouteIds: ReadonlySet<string> = new Set(['listDomains', 'listMessages', 'consoleListEmails']);
-
-const apiRoot = join(__dirname, '..', 'lambdas', 'api');
 
 /**
  * The REST API: one method and one function per row of the shared route table, behind a REQUEST
@@ -121,13 +117,12 @@ export class Api extends Construct {
     for (const response of gatewayResponseTable) this.restApi.addGatewayResponse(response.type, gatewayResponseOptions(response));
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
-      entry: join(apiRoot, 'authorizer.ts'),
+      entry: entryPath(authorizerFunction),
       // The value the console's distribution adds: only with it is a viewer address believed.
-      environment: { ...props.environment, TEMPMAIL_ORIGIN_VERIFY: originVerifyValue() },
+      environment: { ...props.environment, [names.originVerify]: originVerifyValue() },
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
     });
-    props.storage.grantItems(this.authorizerFunction, 'apiKeys', 'GetItem');
-    grantAllowance(props.storage, this.authorizerFunction);
+    grantAccess(this.authorizerFunction, authorizerFunction.access, props);
     const authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.authorizerFunction,
       // Never the Authorization header: the gateway would answer its absence with its own 401.
@@ -144,21 +139,23 @@ export class Api extends Construct {
 
     const routeFunctions = new Map<string, ServiceFunction>();
     const consoleFunctions: ServiceFunction[] = [];
-    for (const route of routes as readonly RouteDefinition[]) {
+    for (const declaration of routeDeclarations) {
+      if (declaration.trigger.kind !== 'route') continue;
+      const { route } = declaration.trigger;
       const identity = route.auth === 'identity';
+      // The client id is the console client's, made after the API: the stack adds it (`consoleFunctions`).
+      const further: Record<string, string> = { [names.cursorSecretArn]: props.cursorSecret.secretArn, [names.oidcIssuer]: props.issuer };
       const fn = new ServiceFunction(this, `${route.id}Function`, {
-        entry: join(apiRoot, 'handlers', `${route.module}.ts`),
+        entry: entryPath(declaration),
         environment: {
           ...props.environment,
-          ...(cursorRouteIds.has(route.id) ? { CURSOR_SECRET_ARN: props.cursorSecret.secretArn } : {}),
-          ...(identity ? { OIDC_ISSUER: props.issuer } : {}),
+          ...Object.fromEntries(furtherVariables(declaration).flatMap((name) => (further[name] === undefined ? [] : [[name, further[name]]]))),
         },
         description: `${route.method} ${route.path}`,
         // A streamed file of tens of MB takes longer than a JSON answer.
         ...(route.stream ? { timeout: Duration.minutes(2) } : {}),
       });
-      grantRoute(route, fn, props.storage);
-      if (cursorRouteIds.has(route.id)) props.cursorSecret.grantRead(fn);
+      grantAccess(fn, declaration.access, props);
       const integration = new LambdaIntegration(fn, {
         // File bodies stream: a buffered Lambda proxy response is capped near 6 MB.
         ...(route.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(2) } : {}),
@@ -230,64 +227,4 @@ function gatewayResponseOptions(response: GatewayResponse): GatewayResponseOptio
     responseHeaders: declared.headers,
     templates: declared.templates,
   };
-}
-
-/** Reading an account and settling its allowance: two item actions, never a scan. */
-function grantAllowance(storage: Storage, fn: ServiceFunction): void {
-  storage.tables.accounts.grant(fn, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-}
-
-/**
- * Each route may send exactly the DynamoDB actions its code sends (docs/permissions.md checks the
- * calls against these grants); every route settles the allowance. Only the raw source route reads
- * `inbound/`, where SES stores the raw mail.
- */
-function grantRoute(route: RouteDefinition, fn: ServiceFunction, storage: Storage): void {
-  const { tables } = storage;
-  grantAllowance(storage, fn);
-  const items = (table: TableKey, ...actions: string[]) => storage.grantItems(fn, table, ...actions);
-  // A console route opens the account of a first sign-in (core/identities.ts: accountForIdentity).
-  if (route.auth === 'identity') {
-    tables.accounts.grant(fn, 'dynamodb:PutItem');
-    items('identities', 'GetItem', 'PutItem');
-  }
-  switch (route.id) {
-    case 'listDomains':
-      items('domains', 'Scan');
-      break;
-    case 'createEmail':
-      items('domains', 'GetItem', 'Scan');
-      items('emails', 'GetItem', 'PutItem');
-      items('addresses', 'GetItem', 'PutItem');
-      items('idempotency', 'GetItem', 'PutItem', 'UpdateItem');
-      break;
-    case 'getEmail':
-      items('emails', 'GetItem');
-      break;
-    case 'consoleListKeys':
-      items('apiKeys', 'Query');
-      break;
-    case 'consoleCreateKey':
-      items('apiKeys', 'Query', 'PutItem');
-      break;
-    case 'consoleRevokeKey':
-      items('apiKeys', 'Query', 'UpdateItem');
-      break;
-    case 'consoleListEmails':
-      items('emails', 'Query');
-      break;
-    case 'listMessages':
-      items('emails', 'GetItem');
-      items('messages', 'Query');
-      break;
-    case 'getMessage':
-    case 'getAttachment':
-      items('messages', 'GetItem');
-      storage.grantBlobs(fn, { read: ['mail/'] });
-      break;
-    case 'getMessageSource':
-      items('messages', 'GetItem');
-      storage.grantBlobs(fn, { read: ['mail/', sesRawPrefix] });
-      break;
-  }
 }

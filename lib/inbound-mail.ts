@@ -15,6 +15,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct } from 'constructs';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
+import { recipientFilterFunction, parserFunction } from '../lambdas/function-manifest';
+import { entryPath, grantAccess } from './grant-access';
 import { frameworkLogGroup, ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
@@ -39,8 +41,6 @@ export interface InboundMailProps {
    */
   receiptRuleAfter?: string;
 }
-
-const inboundRoot = join(__dirname, '..', 'lambdas', 'inbound');
 
 /**
  * Lambda keeps the parser's failed events here. A mail is only worth redriving within its 15
@@ -69,15 +69,12 @@ export class InboundMail extends Construct {
     const { bucket } = props.storage;
 
     this.filterFunction = new ServiceFunction(this, 'RecipientFilter', {
-      entry: join(inboundRoot, 'recipient-filter.ts'),
+      entry: entryPath(recipientFilterFunction),
       environment: props.environment,
       description: 'Stops the SES rule set unless a recipient is an active address',
       timeout: Duration.seconds(10),
     });
-    // The recipient lookup (core/recipients.ts): one BatchGetItem of the domains and the address registry, then each matched email.
-    props.storage.grantItems(this.filterFunction, 'domains', 'BatchGetItem');
-    props.storage.grantItems(this.filterFunction, 'addresses', 'BatchGetItem');
-    props.storage.grantItems(this.filterFunction, 'emails', 'GetItem');
+    grantAccess(this.filterFunction, recipientFilterFunction.access, props);
 
     this.deadLetterQueue = new Queue(this, 'ParserDeadLetters', {
       retentionPeriod: deadLetterRetention,
@@ -88,7 +85,7 @@ export class InboundMail extends Construct {
     // since Lambda keeps 100 unreserved (docs/deploying-to-aws.md, step 0).
     const reserved = props.parserReservedConcurrency ?? 0;
     this.parserFunction = new ServiceFunction(this, 'Parser', {
-      entry: join(inboundRoot, 'ses-parser.ts'),
+      entry: entryPath(parserFunction),
       environment: props.environment,
       description: 'Parses a received mail into one message per active recipient',
       timeout: Duration.minutes(2),
@@ -102,14 +99,7 @@ export class InboundMail extends Construct {
         ...(reserved > 0 ? { reservedConcurrentExecutions: reserved } : {}),
       },
     });
-    // The registry of the recipients in one BatchGetItem; then one more reads their domains, their emails and
-    // the delivery's copies under both windows' ids (a retried event delivers once, an expired one anew).
-    props.storage.grantItems(this.parserFunction, 'addresses', 'BatchGetItem');
-    props.storage.grantItems(this.parserFunction, 'domains', 'BatchGetItem');
-    props.storage.grantItems(this.parserFunction, 'emails', 'BatchGetItem');
-    props.storage.grantItems(this.parserFunction, 'messages', 'BatchGetItem', 'PutItem');
-    // A mail whose lifetime passed before its event ran is dropped with its raw copy (ingest-mail.ts).
-    props.storage.grantBlobs(this.parserFunction, { read: [sesRawPrefix], write: ['mail/'], delete: [sesRawPrefix] });
+    grantAccess(this.parserFunction, parserFunction.access, props);
 
     const ruleSet = props.receiptRuleSetName
       ? ReceiptRuleSet.fromReceiptRuleSetName(this, 'RuleSet', props.receiptRuleSetName)

@@ -1,4 +1,5 @@
-import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
+import { writeCommonEnvironment } from '../lambdas/composition/function-environment';
+import { tableKeys, type TableNames } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { Storage } from './storage';
 
 /**
@@ -11,22 +12,17 @@ export interface Lifetimes {
 }
 
 /**
- * The environment every function reads at cold start (lambdas/composition/lambda-services.ts): the stage
- * keys are bound to, the receipt rule's domains (no other domain receives, so none other is offered),
- * each table's name and the blob bucket. No secret: the cursor routes get the cursor secret's ARN
- * and read the value from Secrets Manager.
+ * The environment every function reads at cold start (lambdas/composition/function-environment.ts
+ * names and reads it): the stage keys are bound to, the receipt rule's domains (no other domain
+ * receives, so none other is offered), each table's name and the blob bucket. No secret: the
+ * cursor routes get the cursor secret's ARN and read the value from Secrets Manager.
  */
 export function serviceEnvironment(props: { storage: Storage; stage: string; domains: string[]; lifetimes?: Lifetimes }): Record<string, string> {
-  const { messageTtlSeconds, emailTtlSeconds } = props.lifetimes ?? {};
-  for (const [name, seconds] of Object.entries({ messageTtlSeconds, emailTtlSeconds })) {
-    if (seconds !== undefined && !(Number.isInteger(seconds) && seconds >= 1)) throw new Error(`${name} must be a whole number of seconds, at least 1 (got ${seconds})`);
-  }
-  return {
-    TEMPMAIL_ENV: props.stage,
-    RECEIPT_RULE_DOMAINS: props.domains.join(','),
-    ...(messageTtlSeconds ? { TEMPMAIL_MESSAGE_TTL_SECONDS: String(messageTtlSeconds) } : {}),
-    ...(emailTtlSeconds ? { TEMPMAIL_EMAIL_TTL_SECONDS: String(emailTtlSeconds) } : {}),
-    BLOB_BUCKET: props.storage.bucket.bucketName,
-    ...Object.fromEntries(tableKeys.map((key) => [tableEnvironmentName(key), props.storage.tables[key].tableName])),
-  };
+  return writeCommonEnvironment({
+    stage: props.stage,
+    receiptRuleDomains: props.domains,
+    ...props.lifetimes,
+    blobBucket: props.storage.bucket.bucketName,
+    tableNames: Object.fromEntries(tableKeys.map((key) => [key, props.storage.tables[key].tableName])) as TableNames,
+  });
 }

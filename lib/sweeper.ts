@@ -1,9 +1,9 @@
-import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
-import { sesRawPrefix } from '../lambdas/inbound/ses-events';
+import { sweeperFunction, type FunctionDeclaration } from '../lambdas/function-manifest';
+import { entryPath, grantAccess } from './grant-access';
 import { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
@@ -22,7 +22,7 @@ export class Sweeper extends Construct {
   constructor(scope: Construct, id: string, props: { storage: Storage; environment: Record<string, string> }) {
     super(scope, id);
     this.sweeperFunction = new ServiceFunction(this, 'Function', {
-      entry: join(__dirname, '..', 'lambdas', 'inbound', 'sweeper.ts'),
+      entry: entryPath(sweeperFunction),
       environment: props.environment,
       description: 'Deletes expired messages and their blobs',
       // A run stops starting batches 15 s before this and picks up where it stopped a minute later.
@@ -33,12 +33,16 @@ export class Sweeper extends Construct {
       // Lambda's own retries (twice by default, up to six hours late) would only run beside it.
       options: { retryAttempts: 0, maxEventAge: sweeperMaxEventAge },
     });
-    // It reads the expiry index and deletes what it found, 25 items a call: nothing else of the table.
-    props.storage.grantItems(this.sweeperFunction, 'messages', 'Query', 'BatchWriteItem');
-    props.storage.grantBlobs(this.sweeperFunction, { delete: ['mail/', sesRawPrefix], list: ['mail/', sesRawPrefix] });
+    grantAccess(this.sweeperFunction, sweeperFunction.access, props);
     new Rule(this, 'EveryMinute', {
-      schedule: Schedule.rate(Duration.minutes(1)),
+      schedule: Schedule.rate(Duration.minutes(everyMinutes(sweeperFunction))),
       targets: [new LambdaFunction(this.sweeperFunction, { retryAttempts: 0 })],
     });
   }
+}
+
+/** The schedule's period, as the manifest declares it. */
+function everyMinutes(declaration: FunctionDeclaration): number {
+  if (declaration.trigger.kind !== 'schedule') throw new Error(`${declaration.name} is not scheduled`);
+  return declaration.trigger.everyMinutes;
 }

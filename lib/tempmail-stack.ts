@@ -9,6 +9,7 @@ import { assertReceivingRegion, assertStageName, sesReceivingRegions } from './d
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
 import { ReceivingDomains } from './receiving-domains';
+import { functionEnvironmentNames } from '../lambdas/composition/function-environment';
 import { serviceEnvironment, type Lifetimes } from './service-environment';
 import { Storage } from './storage';
 import { Sweeper } from './sweeper';
@@ -117,7 +118,7 @@ export class TempmailStack extends Stack {
       issuerOrigins: [`https://cognito-idp.${Aws.REGION}.${Aws.URL_SUFFIX}`, identity.domain.baseUrl()],
     });
     const client = identity.addConsoleClient(hosting.consoleUrl);
-    for (const fn of api.consoleFunctions) fn.addEnvironment('OIDC_CLIENT_ID', client.userPoolClientId);
+    for (const fn of api.consoleFunctions) fn.addEnvironment(functionEnvironmentNames.oidcClientId, client.userPoolClientId);
     // Cognito's discovery names no end-session endpoint: the console signs out at the domain's /logout.
     hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId, logoutEndpoint: `${identity.domain.baseUrl()}/logout` });
     const inbound = new InboundMail(this, 'InboundMail', {

@@ -1,5 +1,11 @@
 import * as z from 'zod';
+import { environmentPattern } from '../lambdas/core/api-keys';
+import { emailLifetimeSeconds, messageLifetimeSeconds } from '../lambdas/core/lifetimes';
+import { shortWindowLimits } from '../lambdas/core/short-window';
 import { localConsoleClientId } from './local-oidc-issuer';
+
+/** Where `npm start` and the operator CLI keep dynalite's files, blobs and the cursor secret unless `DATA_DIR` says otherwise. */
+export const defaultDataDir = '.data';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
@@ -9,14 +15,14 @@ const localEnvironment = z.object({
   PORT: port(3000),
   SMTP_PORT: port(2525),
   HOST: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('.data'),
+  DATA_DIR: z.string().min(1).default(defaultDataDir),
   TEMPMAIL_DOMAINS: z
     .string()
     .default('tempmail.localhost')
     .transform((list) => list.split(',').map((domain) => domain.trim()).filter(Boolean)),
-  TEMPMAIL_ENV: z.string().regex(/^[a-z0-9-]{1,16}$/).default('local'),
-  TEMPMAIL_MESSAGE_TTL_SECONDS: seconds(900),
-  TEMPMAIL_EMAIL_TTL_SECONDS: seconds(2_592_000),
+  TEMPMAIL_ENV: z.string().regex(environmentPattern).default('local'),
+  TEMPMAIL_MESSAGE_TTL_SECONDS: seconds(messageLifetimeSeconds),
+  TEMPMAIL_EMAIL_TTL_SECONDS: seconds(emailLifetimeSeconds),
   TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_KEY: z.coerce.number().int().min(1).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT: z.coerce.number().int().min(1).optional(),
@@ -39,7 +45,7 @@ export interface LocalConfig {
   messageTtlSeconds: number;
   emailTtlSeconds: number;
   cursorSecret: string | undefined;
-  /** Short-window limits raised for a load test (local only); the contract's 300/600 otherwise. */
+  /** Short-window limits raised for a load test (local only); the contract's (core/short-window.ts) otherwise. */
   shortWindow?: { perKey: number; perAccount: number };
   logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
   /** The console's OpenID Connect issuer and client id; absent: the local issuer under `/oidc`. */
@@ -69,8 +75,8 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
     ...(env.TEMPMAIL_SHORT_WINDOW_PER_KEY || env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT
       ? {
           shortWindow: {
-            perKey: env.TEMPMAIL_SHORT_WINDOW_PER_KEY ?? 300,
-            perAccount: env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT ?? 600,
+            perKey: env.TEMPMAIL_SHORT_WINDOW_PER_KEY ?? shortWindowLimits.perKey,
+            perAccount: env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT ?? shortWindowLimits.perAccount,
           },
         }
       : {}),

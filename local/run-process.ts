@@ -1,5 +1,5 @@
 import { apiReferencePath } from '../openapi/reference/api-reference';
-import { readLocalConfig, type LocalConfig } from './config';
+import { defaultDataDir, readLocalConfig, type LocalConfig } from './config';
 import { announceService, withdrawService } from './endpoint-file';
 
 /** What a runner started: where it answers, and how it stops. */
@@ -56,6 +56,6 @@ export function runProcess(start: (config: LocalConfig) => Promise<RunningServic
 /** The command that opens a paid account on this service and exports its key, base URL and SMTP port. */
 function keyCommand(dataDir: string | undefined): string {
   const command = 'npm run --silent admin -- account create --plan paid --format env';
-  if (!dataDir || dataDir === '.data') return command;
+  if (!dataDir || dataDir === defaultDataDir) return command;
   return /^[\w./-]+$/.test(dataDir) ? `DATA_DIR=${dataDir} ${command}` : `DATA_DIR='${dataDir.replace(/'/g, `'\\''`)}' ${command}`;
 }

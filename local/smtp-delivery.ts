@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobServices } from '../lambdas/composition/services';
+import { parserFunction, recipientFilterFunction } from '../lambdas/function-manifest';
 import { MailRefused, PermanentStorageFault, type MailLimitReason } from '../lambdas/core/errors';
 import { newMailId } from '../lambdas/core/ids';
 import type { EmailRecord } from '../lambdas/core/mail-ports';
@@ -31,7 +32,7 @@ export function smtpDelivery(services: BlobServices, asFunction: FunctionScope =
     async acceptRecipient(address: string): Promise<EmailRecord> {
       let found: Awaited<ReturnType<typeof activeRecipient>>;
       try {
-        found = await asFunction('lambdas/inbound/recipient-filter.ts', activeRecipient)(address, { ...services, recipientMemory });
+        found = await asFunction(recipientFilterFunction.entry, activeRecipient)(address, { ...services, recipientMemory });
       } catch (error) {
         // Not knowing is not "no such mailbox": a permanent 550 would make the sender bounce the mail.
         services.logger.error('recipient not looked up', { error: (error as Error).name });
@@ -51,7 +52,7 @@ export function smtpDelivery(services: BlobServices, asFunction: FunctionScope =
       const [toRaw, toParser] = tee(message.pipe(sizeLimit(maxMessageBytes, digest)));
       const [raw, parsed] = await Promise.allSettled([
         services.blobs.put(rawKey, toRaw, { contentType: 'message/rfc822' }),
-        asFunction('lambdas/inbound/ses-parser.ts', readMail)(toParser, { blobs: services.blobs, mailId, renderer }),
+        asFunction(parserFunction.entry, readMail)(toParser, { blobs: services.blobs, mailId, renderer }),
       ]);
       if (raw.status === 'rejected') {
         const error = raw.reason as Error;
@@ -69,7 +70,7 @@ export function smtpDelivery(services: BlobServices, asFunction: FunctionScope =
         // An attachment the parser could not store fails the ingest like any storage call (451).
         if (parsed.status === 'rejected') throw parsed.reason;
         const mail = { mailId, rawKey, recipients, receivedAt, identity, refusable: true, knownRecipients: accepted };
-        await asFunction('lambdas/inbound/ses-parser.ts', ingestMail)(
+        await asFunction(parserFunction.entry, ingestMail)(
           { ...mail, parsed: { mail: parsed.value, sizeBytes: raw.value.size } },
           { ...services, recipientMemory },
         );

@@ -11,6 +11,7 @@ import { createConsoleHandler } from '../lambdas/api/create-console-handler';
 import type { ConsoleRouteHandler } from '../lambdas/api/api-types';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../lambdas/adapters/oidc/identity-token-verifier';
 import { routes, type RouteDefinition } from '../lambdas/api/routes';
+import { authorizerFunction, routeEntry, sweeperFunction } from '../lambdas/function-manifest';
 import { createServices, type BlobServices, type ConsoleServices, type CursorServices } from '../lambdas/composition/services';
 import { systemClock, type Clock } from '../lambdas/core/clock';
 import { addDomain } from '../lambdas/core/domains';
@@ -112,7 +113,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const gateway = await startApiGateway({
     host: config.host,
     port: config.port,
-    api: routeTableApi(asFunction('lambdas/api/authorizer.ts', createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices, asFunction)),
+    api: routeTableApi(asFunction(authorizerFunction.entry, createAuthorizer(() => services)), await loadRouteFunctions(services, consoleServices, asFunction)),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
   front = await startConsoleFront({
@@ -127,7 +128,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   const smtp = await startSmtpIntake({ host: config.host, port: config.smtpPort, ...smtpDelivery(services, asFunction, renderer) });
   // Where the last run's look at inbound/ stopped, as a warm sweeper function keeps it.
   let inboundAfter: string | undefined;
-  const sweep = asFunction('lambdas/inbound/sweeper.ts', async (run: Partial<SweepRun> = {}) => {
+  const sweep = asFunction(sweeperFunction.entry, async (run: Partial<SweepRun> = {}) => {
     const deadline = new Date(services.clock.now().getTime() + sweepBudgetMs);
     const result = await sweepExpired(services, { deadline, inboundAfter, ...run });
     inboundAfter = result.inboundAfter;
@@ -182,7 +183,7 @@ async function loadRouteFunctions(
             stream: route.stream,
             exhaustedRoute: module.exhaustedRoute,
           });
-    const entry = `lambdas/api/handlers/${route.module}.ts`;
+    const entry = routeEntry(route);
     functions.set(
       route.id,
       route.stream

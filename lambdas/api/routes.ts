@@ -1,7 +1,10 @@
+import { allowance, firstSignIn, type FunctionAccess } from '../function-access';
+
 /**
- * The route table: the single source of truth for the HTTP surface. The CDK API construct makes
- * one method and one function per row; the local API Gateway emulator serves the same rows.
- * Plain data only, so that reading it pulls in no handler code.
+ * The route table: the single source of truth for the HTTP surface, and the API's part of the
+ * function manifest (lambdas/function-manifest.ts). The CDK API construct makes one method and one
+ * function per row, granted what the row's `access` declares; the local API Gateway emulator serves
+ * the same rows. Plain data only, so that reading it pulls in no handler code.
  */
 export interface RouteDefinition {
   /** Stable name; also binds cursors to their route. */
@@ -24,13 +27,51 @@ export interface RouteDefinition {
    * verifies the token itself in both runtimes). Identity routes are never charged.
    */
   readonly auth?: 'identity';
+  /** The tables, blob prefixes and secrets its code uses: its role's grants, and nothing more. */
+  readonly access: FunctionAccess;
 }
 
 export const routes = [
-  { id: 'createEmail', method: 'POST', path: '/v1/emails', module: 'create-email', charged: true },
-  { id: 'getEmail', method: 'GET', path: '/v1/emails/{email_id}', module: 'get-email', charged: true },
-  { id: 'listMessages', method: 'GET', path: '/v1/emails/{email_id}/messages', module: 'list-messages', charged: true },
-  { id: 'getMessage', method: 'GET', path: '/v1/messages/{message_id}', module: 'get-message', charged: true },
+  {
+    id: 'createEmail',
+    method: 'POST',
+    path: '/v1/emails',
+    module: 'create-email',
+    charged: true,
+    access: {
+      tables: {
+        ...allowance,
+        domains: ['GetItem', 'Scan'],
+        emails: ['GetItem', 'PutItem'],
+        addresses: ['GetItem', 'PutItem'],
+        idempotency: ['GetItem', 'PutItem', 'UpdateItem'],
+      },
+    },
+  },
+  {
+    id: 'getEmail',
+    method: 'GET',
+    path: '/v1/emails/{email_id}',
+    module: 'get-email',
+    charged: true,
+    access: { tables: { ...allowance, emails: ['GetItem'] } },
+  },
+  {
+    id: 'listMessages',
+    method: 'GET',
+    path: '/v1/emails/{email_id}/messages',
+    module: 'list-messages',
+    charged: true,
+    access: { tables: { ...allowance, emails: ['GetItem'], messages: ['Query'] }, secrets: ['cursor'] },
+  },
+  {
+    id: 'getMessage',
+    method: 'GET',
+    path: '/v1/messages/{message_id}',
+    module: 'get-message',
+    charged: true,
+    access: { tables: { ...allowance, messages: ['GetItem'] }, blobs: { read: ['mail/'] } },
+  },
   {
     id: 'getMessageSource',
     method: 'GET',
@@ -38,6 +79,7 @@ export const routes = [
     module: 'get-message-source',
     charged: true,
     stream: true,
+    access: { tables: { ...allowance, messages: ['GetItem'] }, blobs: { read: ['mail/', 'inbound/'] } },
   },
   {
     id: 'getAttachment',
@@ -46,13 +88,45 @@ export const routes = [
     module: 'get-attachment',
     charged: true,
     stream: true,
+    access: { tables: { ...allowance, messages: ['GetItem'] }, blobs: { read: ['mail/'] } },
   },
-  { id: 'listDomains', method: 'GET', path: '/v1/domains', module: 'list-domains', charged: true },
-  { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false },
+  {
+    id: 'listDomains',
+    method: 'GET',
+    path: '/v1/domains',
+    module: 'list-domains',
+    charged: true,
+    access: { tables: { ...allowance, domains: ['Scan'] }, secrets: ['cursor'] },
+  },
+  { id: 'getUsage', method: 'GET', path: '/v1/usage', module: 'get-usage', charged: false, access: { tables: allowance } },
   // The console API: what a signed-in customer sees and changes of their own account.
-  { id: 'consoleGetAccount', method: 'GET', path: '/console/v1/account', module: 'console-get-account', charged: false, auth: 'identity' },
-  { id: 'consoleListKeys', method: 'GET', path: '/console/v1/keys', module: 'console-list-keys', charged: false, auth: 'identity' },
-  { id: 'consoleCreateKey', method: 'POST', path: '/console/v1/keys', module: 'console-create-key', charged: false, auth: 'identity' },
+  {
+    id: 'consoleGetAccount',
+    method: 'GET',
+    path: '/console/v1/account',
+    module: 'console-get-account',
+    charged: false,
+    auth: 'identity',
+    access: { tables: firstSignIn },
+  },
+  {
+    id: 'consoleListKeys',
+    method: 'GET',
+    path: '/console/v1/keys',
+    module: 'console-list-keys',
+    charged: false,
+    auth: 'identity',
+    access: { tables: { ...firstSignIn, apiKeys: ['Query'] } },
+  },
+  {
+    id: 'consoleCreateKey',
+    method: 'POST',
+    path: '/console/v1/keys',
+    module: 'console-create-key',
+    charged: false,
+    auth: 'identity',
+    access: { tables: { ...firstSignIn, apiKeys: ['Query', 'PutItem'] } },
+  },
   {
     id: 'consoleRevokeKey',
     method: 'DELETE',
@@ -60,8 +134,17 @@ export const routes = [
     module: 'console-revoke-key',
     charged: false,
     auth: 'identity',
+    access: { tables: { ...firstSignIn, apiKeys: ['Query', 'UpdateItem'] } },
   },
-  { id: 'consoleListEmails', method: 'GET', path: '/console/v1/emails', module: 'console-list-emails', charged: false, auth: 'identity' },
+  {
+    id: 'consoleListEmails',
+    method: 'GET',
+    path: '/console/v1/emails',
+    module: 'console-list-emails',
+    charged: false,
+    auth: 'identity',
+    access: { tables: { ...firstSignIn, emails: ['Query'] }, secrets: ['cursor'] },
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { functionEnvironmentNames } from './function-environment';
 import type { RouteHandler } from '../api/api-types';
 import type { ApiServices, CursorServices } from './services';
 
@@ -39,8 +40,9 @@ let lambdaSource: (() => Promise<string>) | undefined;
 /** The Lambda runtime's source: the secret named by `CURSOR_SECRET_ARN`, which the stack sets on the cursor routes only. */
 export function lambdaCursorSecret(): Promise<string> {
   if (!lambdaSource) {
-    const secretId = process.env.CURSOR_SECRET_ARN;
-    if (!secretId) return Promise.reject(new Error('CURSOR_SECRET_ARN is not set'));
+    const name = functionEnvironmentNames.cursorSecretArn;
+    const secretId = process.env[name];
+    if (!secretId) return Promise.reject(new Error(`${name} is not set`));
     lambdaSource = cursorSecretSource(new SecretsManagerClient({}), secretId);
   }
   return lambdaSource();

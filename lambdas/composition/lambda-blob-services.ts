@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3BlobStore } from '../adapters/blobs/s3-blob-store';
+import { functionEnvironmentNames, readFunctionEnvironment, requiredVariable } from './function-environment';
 import { withLambdaServices } from './lambda-services';
 import type { BlobServices } from './services';
 
@@ -12,8 +13,7 @@ let services: BlobServices | undefined;
  */
 export function lambdaBlobServices(): BlobServices {
   if (services) return services;
-  const bucket = process.env.BLOB_BUCKET;
-  if (!bucket) throw new Error('BLOB_BUCKET is not set');
+  const bucket = requiredVariable(readFunctionEnvironment(process.env).BLOB_BUCKET, functionEnvironmentNames.blobBucket);
   services = withLambdaServices({ blobs: new S3BlobStore(new S3Client({}), bucket) });
   return services;
 }

@@ -12,6 +12,7 @@ import type { IdentityVerifier } from '../adapters/oidc/identity-token-verifier'
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
 import { systemClock, type Clock } from '../core/clock';
+import { emailLifetimeSeconds, messageLifetimeSeconds } from '../core/lifetimes';
 import { withinReceiptRule, type ReceiptRuleDomains } from '../core/domains';
 import type { ShortWindowLimits } from '../core/short-window';
 import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
@@ -113,11 +114,6 @@ export interface ServicesConfig extends StoresConfig {
   messageTtlSeconds?: number;
   shortWindow?: ShortWindowLimits;
 }
-
-/** The contract's reservation lifetime. */
-export const emailLifetimeSeconds = 30 * 24 * 60 * 60;
-/** The contract's message lifetime. */
-export const messageLifetimeSeconds = 15 * 60;
 
 /** What a runtime's tests replace in the services: the clock and the logger. */
 export interface ServiceOverrides {

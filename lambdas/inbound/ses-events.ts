@@ -1,9 +1,10 @@
+import type { BlobPrefix } from '../function-access';
 import { newMailId } from '../core/ids';
 import type { ReceivedMail } from '../mail/ingest-mail';
 import { rawMailPrefix } from '../mail/raw-mail-prefix';
 
 /** Where the SES receipt rule's S3 action puts raw messages: `<prefix><SES message id>`. */
-export const sesRawPrefix = rawMailPrefix;
+export const sesRawPrefix = rawMailPrefix satisfies BlobPrefix;
 
 /** The part of an SES receipt event (Lambda action) the service reads. */
 export interface SesReceiptEvent {

@@ -8,7 +8,9 @@ import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-
 import type { BlobStore } from '../../lambdas/core/mail-ports';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/document-client';
 import { tableNamesFrom } from '../../lambdas/adapters/dynamodb/table-definitions';
-import { createServices, emailLifetimeSeconds, messageLifetimeSeconds, type ApiServices } from '../../lambdas/composition/services';
+import { createServices, type ApiServices } from '../../lambdas/composition/services';
+import { functionEnvironmentNames } from '../../lambdas/composition/function-environment';
+import { emailLifetimeSeconds, messageLifetimeSeconds } from '../../lambdas/core/lifetimes';
 import { addDomain } from '../../lambdas/core/domains';
 import { jsonLogger } from '../../lambdas/core/logger';
 import { oidcIdentityVerifier, type IdentityVerifier } from '../../lambdas/adapters/oidc/identity-token-verifier';
@@ -165,7 +167,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     ...scheduled.map((schedule) => schedule.functionId),
   ];
   const functions = stackFunctions(template, cdkOut, serving);
-  const blobBucket = functions.find((fn) => fn.environment.BLOB_BUCKET)?.environment.BLOB_BUCKET ?? '';
+  const blobBucket = functions.find((fn) => fn.environment[functionEnvironmentNames.blobBucket])?.environment[functionEnvironmentNames.blobBucket] ?? '';
   const s3 = s3StandIn(blobBucket, blobs, blobRoot);
   const policies = resourcePolicies(template);
   const templateQueues = stackQueues(template);
@@ -219,8 +221,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     endpoints.set(fn.logicalId, endpoint);
     const environment = {
       ...fn.environment,
-      ...(fn.environment.OIDC_ISSUER !== undefined ? { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: front.clientId } : {}),
-      LOG_LEVEL: config.logLevel,
+      ...(fn.environment[functionEnvironmentNames.oidcIssuer] !== undefined
+        ? { [functionEnvironmentNames.oidcIssuer]: issuer, [functionEnvironmentNames.oidcClientId]: front.clientId }
+        : {}),
+      [functionEnvironmentNames.logLevel]: config.logLevel,
       ...lambdaRuntimeEnvironment(fn.name, fn.memoryMb, endpoint.url),
     };
     // Each cold start is reported as Lambda's REPORT line reports it: the init phase's duration.
