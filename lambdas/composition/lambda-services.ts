@@ -1,7 +1,8 @@
+import * as z from 'zod/mini';
 import { tableNamesFrom } from '../adapters/dynamodb/table-definitions';
 import { oidcIdentityVerifier } from '../adapters/oidc/identity-token-verifier';
 import { receiptRuleDomainsFrom } from '../core/domains';
-import { functionEnvironmentNames, readFunctionEnvironment, requiredVariable } from './function-environment';
+import { functionEnvironment, functionEnvironmentNames, readFunctionEnvironment, requiredVariable } from './function-environment';
 import { createServices, type ApiServices, type ConsoleServices } from './services';
 
 let services: ApiServices | undefined;
@@ -32,9 +33,12 @@ export function withLambdaServices<E extends object>(extra: E): ApiServices & E 
   return { ...lambdaServices(), ...extra };
 }
 
+/** The one variable the key authorizer reads at import, before the services' environment is read. */
+const originVerifyEnvironment = z.pick(functionEnvironment, { [functionEnvironmentNames.originVerify]: true });
+
 /** The origin-verify value the authorizer trusts a viewer address with; unset, it trusts none. */
 export function authorizerOriginVerify(): string | undefined {
-  return readFunctionEnvironment(process.env)[functionEnvironmentNames.originVerify];
+  return z.parse(originVerifyEnvironment, process.env)[functionEnvironmentNames.originVerify];
 }
 
 let consoleServices: ConsoleServices | undefined;
