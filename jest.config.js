@@ -29,7 +29,7 @@ module.exports = {
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(browserSuite ? [] : ['/test/browser/']),
-    ...(withoutCorpus ? ['/test/unit/mail/sanitize-corpus\\.test\\.ts$', '/test/browser/sanitized-html-corpus\\.test\\.ts$'] : []),
+    ...(withoutCorpus ? ['/test/unit/mail/sanitize-corpus\\.test\\.ts$', '/test/unit/mail/flatten-html-nesting-corpus\\.test\\.ts$', '/test/browser/sanitized-html-corpus\\.test\\.ts$'] : []),
   ],
   transform: {
     // Transpile only (the type check is `npm run typecheck`), with swc: on a cold cache the unit
