@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../lambdas/adapters/dynamodb/document-client';
 import { DynamoDbMessageStore, expiryPartition, expiryShards } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
 import { PermanentStorageFault, Unavailable } from '../../../lambdas/core/errors';
-import type { MessageRecord } from '../../../lambdas/core/mail-ports';
+import { messageRecord } from '../../support/message-records';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const client = createDocumentClient({ endpoint: 'http://127.0.0.1:9' });
@@ -211,23 +211,7 @@ describe('DynamoDbMessageStore deleting expired messages', () => {
 });
 
 describe('DynamoDbMessageStore writing a message', () => {
-  const message: MessageRecord = {
-    messageId: 'msg_1',
-    emailId: 'eml_1',
-    accountId: 'acc_1',
-    mailId: 'mail_1',
-    from: 'a@example.org',
-    to: ['x@tempmail.localhost'],
-    subject: 'hello',
-    receivedAt: '2026-11-22T12:00:00.000Z',
-    expiresAt: '2026-11-22T12:15:00.000Z',
-    sizeBytes: 100,
-    attachmentCount: 900,
-    text: { inline: 'hi' },
-    html: { inline: '' },
-    attachments: { blobKey: 'mail/mail_1/attachments', sizeBytes: 370_000 },
-    rawKey: 'mail/mail_1/raw',
-  };
+  const message = messageRecord({ attachmentCount: 900, attachments: { blobKey: 'mail/mail_1/attachments', sizeBytes: 370_000 } });
 
   it('keeps a large attachment list in the blob store and reads it back as stored', async () => {
     dynamo.on(PutCommand).resolves({});

@@ -2,7 +2,7 @@ import { DynamoDbDeliveryReads } from '../../../../lambdas/adapters/dynamodb/dyn
 import { DynamoDbMessageStore } from '../../../../lambdas/adapters/dynamodb/dynamodb-message-store';
 import { mapStorageErrors } from '../../../../lambdas/adapters/storage-errors';
 import { PermanentStorageFault, Unavailable } from '../../../../lambdas/core/errors';
-import type { MessageRecord } from '../../../../lambdas/core/mail-ports';
+import { messageRecord } from '../../../support/message-records';
 import { startLocalTables, type LocalTables } from '../../../support/local-tables';
 import { storageFaults } from '../../../support/storage-faults';
 
@@ -12,23 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => tables.close());
 
-const message: MessageRecord = {
-  messageId: 'msg_1',
-  emailId: 'eml_1',
-  accountId: 'acc_1',
-  mailId: 'mail_1',
-  from: 'a@example.org',
-  to: ['x@tempmail.localhost'],
-  subject: 'hello',
-  receivedAt: '2026-11-22T12:00:00.000Z',
-  expiresAt: '2026-11-22T12:15:00.000Z',
-  sizeBytes: 100,
-  attachmentCount: 0,
-  text: { inline: 'hi' },
-  html: { inline: '' },
-  attachments: { inline: [] },
-  rawKey: 'mail/mail_1/raw',
-};
+const message = messageRecord();
 
 /** A client whose calls of one command fail with a throttle, `times` times (batch calls name no one table: ''). */
 function throttled(command: string, table: string, times = 1) {
