@@ -176,7 +176,11 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   // The domains the operator adds, as `npm run admin` would.
   const tableNames = tableNamesFrom(functions[0]?.environment ?? {});
   if ('missing' in tableNames) throw new Error(`the template's functions lack table names: ${tableNames.missing.join(', ')}`);
-  const operator = createServices({ client: createDocumentClient({ endpoint: dynamodb.endpoint }), env: config.env, tableNames, cursorSecret, logLevel: config.logLevel });
+  // The operator's clock is the functions' own: a test moving their time moves what it reads with it.
+  const operator = createServices(
+    { client: createDocumentClient({ endpoint: dynamodb.endpoint }), env: config.env, tableNames, cursorSecret, logLevel: config.logLevel },
+    { clock: servicesClock },
+  );
   for (const domain of config.domains) await addDomain(domain, operator);
 
   const calls: EvaluatedCall[] = [];
