@@ -79,6 +79,8 @@ export interface StackRuntime {
   consoleUrl: string;
   issuer: string;
   smtpPort: number;
+  /** dynalite's endpoint, where the template's tables are. */
+  dynamodbEndpoint: string;
   /** The recipients of the template's receipt rules: the only domains mail reaches, as in AWS. */
   receiptRuleDomains: string[];
   /** The operator's view of the storage (as `npm run admin` has it), not the functions'. */
@@ -149,7 +151,8 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   }
   const blobRoot = config.dataDir ? join(config.dataDir, 'blobs') : await mkdtemp(join(tmpdir(), 'tempmail-blobs-'));
   await mkdir(blobRoot, { recursive: true });
-  const blobs = new DirectoryBlobStore(blobRoot);
+  // S3 stamps what it stores with AWS's time: in the stack's world, the functions' clock.
+  const blobs = new DirectoryBlobStore(blobRoot, servicesClock);
   const resolver = localResolver(template);
   const cursorSecret = config.cursorSecret ?? (await loadCursorSecret(config.dataDir));
   const secrets = new Map(
@@ -352,6 +355,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     consoleUrl: `${gateway.url}/console/`,
     issuer,
     smtpPort: smtp.port,
+    dynamodbEndpoint: dynamodb.endpoint,
     receiptRuleDomains: [...new Set(rules.flatMap((rule) => rule.recipients))],
     services: operator,
     blobs,

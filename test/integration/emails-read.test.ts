@@ -1,12 +1,13 @@
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 
 let service: TestService;
 const day = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
   service = await startTestService();
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 async function created(key: string, body: unknown = {}) {

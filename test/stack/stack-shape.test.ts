@@ -18,8 +18,8 @@ import { startStack, type StackRuntime } from '../../local/stack/start-stack';
 import { readStack, type Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
-import { testConfig } from '../support/local-service';
-import { stackContext } from '../support/stack-context';
+import { testConfig } from '../support/test-config';
+import { stackContext, stackDomains } from '../support/stack-context';
 import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
 import { signIn } from '../support/oidc-sign-in';
 import { sendMail } from '../support/smtp-client';
@@ -83,28 +83,28 @@ const consoleSignIn = (runtime: StackRuntime, email: string) =>
 describe('npm run start:stack', () => {
   it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR (which adds no domain its receipt rule does not cover), stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
-    const environment = { DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, LOG_LEVEL: 'warn' };
+    const environment = { DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, TEMPMAIL_DOMAINS: stackDomains.join(','), LOG_LEVEL: 'warn' };
     let service = await spawnNpmStart(environment, 60_000, 'start:stack');
     try {
-      expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost/);
+      expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost,mail\.example\.test/);
       const opened = await runAdminCommand(['account', 'create', '--plan', 'free'], { DATA_DIR: dataDir });
       expect(opened.code).toBe(0);
       const account = JSON.parse(opened.stdout) as { api_key: string };
       const domains = await contractFetch(`${service.apiUrl}/v1/domains`, { headers: { Authorization: `Bearer ${account.api_key}` } });
       expect(domains.status).toBe(200);
-      expect((await json(domains)).data.map((record: { domain: string }) => record.domain)).toEqual(['tempmail.localhost']);
+      expect((await json(domains)).data.map((record: { domain: string }) => record.domain).sort()).toEqual([...stackDomains].sort());
 
       // A domain the receipt rule does not cover would refuse every mail: the CLI does not add it, and says how to.
       const refused = await runAdminCommand(['domain', 'add', 'late.example.test'], { DATA_DIR: dataDir });
       expect(refused.code).toBe(1);
       expect(JSON.parse(refused.stderr).error).toMatchObject({
         code: 'policy_violation',
-        message: expect.stringContaining('TEMPMAIL_DOMAINS=tempmail.localhost,late.example.test npm run start:stack'),
+        message: expect.stringContaining(`TEMPMAIL_DOMAINS=${stackDomains.join(',')},late.example.test npm run start:stack`),
       });
       const listed = await runAdminCommand(['domain', 'list'], { DATA_DIR: dataDir });
       expect(JSON.parse(listed.stdout)).toEqual({
-        data: [{ domain: 'tempmail.localhost', create_enabled: true, receive_enabled: true, in_receipt_rule: true }],
-        receipt_rule_domains: ['tempmail.localhost'],
+        data: expect.arrayContaining(stackDomains.map((domain) => ({ domain, create_enabled: true, receive_enabled: true, in_receipt_rule: true }))),
+        receipt_rule_domains: expect.arrayContaining(stackDomains),
       });
       // Registered in the table anyway (by hand, or by an older CLI): the API neither calls it receiving nor creates on it.
       await createStores({ tableNames: localTableNames(), dynamodbEndpoint: (await runningEndpoint(dataDir))! }).domains.put({

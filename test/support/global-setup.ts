@@ -1,5 +1,7 @@
 import { startContractCoverage } from './contract-coverage';
+import type { Config } from '@jest/types';
 import { startPermissionCheck } from './permission-check';
+import { startStackSynthesis } from './stack-synthesis';
 
 /**
  * Once per run, before any suite: when the run was started through `shifted-clock.sh`, the wall
@@ -8,8 +10,10 @@ import { startPermissionCheck } from './permission-check';
  */
 const dayMs = 24 * 60 * 60 * 1000;
 
-export default function globalSetup(): void {
+export default function globalSetup(globalConfig: Config.GlobalConfig): void {
   checkShiftedClock();
+  // The stack's one synthesis bundles in the background while the suites that need no stack run.
+  startStackSynthesis(globalConfig);
   // The per-function permission check (docs/permissions.md) starts recording; global-teardown.ts judges.
   startPermissionCheck();
   // Each worker records the documented (operation, status) pairs it met; global-teardown.ts judges a whole run.

@@ -5,13 +5,23 @@ import type { Plan } from '../../lambdas/core/plans';
 import type { LocalConfig } from '../../local/config';
 import { startLocal, type LocalOverrides, type LocalRuntime } from '../../local/start-local';
 import { withCallRecording } from './call-recording';
+import { startStackTestRuntime } from './stack-service';
+import { testRuntime } from './test-runtime';
 import { contractFetch } from './contract';
 import { memoryLogger } from './memory-logger';
+import { testConfig } from './test-config';
 import { TestClock } from './test-clock';
+
+/** The time a test moves instead of sleeping: the local runtime's injected clock, or the stack's functions'. */
+export interface MovableClock {
+  now(): Date;
+  advance(ms: number): void;
+  sleep(ms: number): Promise<void>;
+}
 
 export interface TestService {
   runtime: LocalRuntime;
-  clock: TestClock;
+  clock: MovableClock;
   logger: ReturnType<typeof memoryLogger>;
   /** An HTTP request to the running API, with a bearer key when given; the answer is checked against the OpenAPI document. */
   request(path: string, options?: { key?: string; headers?: Record<string, string>; method?: string; body?: string }): Promise<Response>;
@@ -29,37 +39,37 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** A local runner's configuration for a test: free loopback ports, in memory, quiet. */
-export const testConfig: LocalConfig = {
-  host: '127.0.0.1',
-  port: 0,
-  smtpPort: 0,
-  dataDir: undefined,
-  domains: ['tempmail.localhost'],
-  env: 'local',
-  messageTtlSeconds: 900,
-  emailTtlSeconds: 2_592_000,
-  cursorSecret: 'test-cursor-secret-0123456789abcdef',
-  logLevel: 'silent',
-};
 
 /**
- * Starts the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback ports,
- * through the same `startLocal` that `npm start` calls, with a test clock. The sweeper runs
- * only when a test calls `runtime.sweep()`: a sweep on the 30-second timer would land at a
+ * Starts the service a contract suite tests, on the runtime of its project (test-runtime.ts).
+ * `npm start`'s: the real local runtime (dynalite, HTTP front, SMTP intake) on free loopback
+ * ports, through the same `startLocal` that `npm start` calls, with a test clock. The sweeper
+ * runs only when a test calls `runtime.sweep()`: a sweep on the 30-second timer would land at a
  * moment of the test's choosing (the fault injection numbers every storage call). Under the
  * permission check it records every call (support/call-recording.ts).
+ * The stack's (stack-service.ts): the synthesized stack, every function from its bundle; the
+ * runtime overrides reach `npm start`'s clients only, so the tests that use them are declared
+ * `onlyOn('npm start', ...)`.
  */
 export async function startTestService(
   overrides: Partial<LocalConfig> = {},
   runtimeOverrides: Pick<LocalOverrides, 'instrumentDynamoDb' | 'wrapBlobs' | 'backgroundSweep'> = {},
 ): Promise<TestService> {
-  const clock = new TestClock();
   const logger = memoryLogger();
+  if (testRuntime === 'start:stack') {
+    const { runtime, clock } = await startStackTestRuntime({ ...testConfig, ...overrides });
+    return testService(runtime, clock, logger);
+  }
+  const clock = new TestClock();
   const runtime = await startLocal(
     { ...testConfig, ...overrides },
     { clock, logger, backgroundSweep: false, ...runtimeOverrides, ...withCallRecording(runtimeOverrides) },
   );
+  return testService(runtime, clock, logger);
+}
+
+/** The suites' requests and fixtures over a running runtime, whichever it is. */
+function testService(runtime: LocalRuntime, clock: MovableClock, logger: ReturnType<typeof memoryLogger>): TestService {
   return {
     runtime,
     clock,

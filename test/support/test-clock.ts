@@ -7,10 +7,13 @@ import type { Clock } from '../../lambdas/core/clock';
  * one with its key) then waits on the other request as in production, and requests waiting side
  * by side do not move each other's time. A test that must not wait replaces `sleep`.
  */
+/** Where a test's clock starts: a fixed moment, so that a suite's times are the same on every run and runtime. */
+export const testClockStart = '2026-11-22T12:00:00.000Z';
+
 export class TestClock implements Clock {
   private current: number;
 
-  constructor(start = '2026-11-22T12:00:00.000Z') {
+  constructor(start = testClockStart) {
     this.current = Date.parse(start);
   }
 

@@ -1,5 +1,5 @@
 import { synthesisContext } from '../../../../local/stack/start-stack';
-import { testConfig } from '../../../support/local-service';
+import { testConfig } from '../../../support/test-config';
 
 describe('the context start:stack synthesizes the app with', () => {
   it('carries the stage and domains, and no lifetime while they are the contract’s (one synthesis serves the usual runs)', () => {
