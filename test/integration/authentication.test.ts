@@ -3,13 +3,14 @@ import { revokeApiKey } from '../../lambdas/core/api-keys';
 import { suspendAccount } from '../../lambdas/core/accounts';
 import { burst } from '../support/burst';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 
 const requestIdPattern = /^req_[A-Za-z0-9_-]{16,80}$/;
 let service: TestService;
 
 beforeAll(async () => {
   service = await startTestService();
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 async function expectError(response: Response, status: number, code: string, reason?: string) {

@@ -5,6 +5,7 @@ import { routeTableApi } from '../../local/route-table-api';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { storageFaults } from '../support/storage-faults';
 
 let service: TestService;
@@ -12,7 +13,7 @@ const faults = storageFaults();
 
 beforeAll(async () => {
   service = await startTestService({}, { instrumentDynamoDb: (client) => faults.instrument(client) });
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 /** The used requests the usage record reports: the authority (contract: Limits, rule 2). */

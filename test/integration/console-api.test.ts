@@ -8,6 +8,7 @@ import { localTableNames } from '../../lambdas/adapters/dynamodb/table-definitio
 import { keyChangesPerHour } from '../../lambdas/core/console-keys';
 import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { sendWithCookies, signIn, type CookieJar } from '../support/oidc-sign-in';
 import { runAdminCommand } from '../support/spawn-service';
 import { contractFetch } from '../support/contract';
@@ -27,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service.close();
   await rm(dataDir, { recursive: true, force: true });
-});
+}, serviceStartTimeoutMs);
 
 /** A new person signs in at the local issuer: a fresh identity each call. */
 function newPerson(): Promise<string> {

@@ -1,6 +1,7 @@
 import { json } from '../support/json';
 import { addDomain } from '../../lambdas/core/domains';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 
 let service: TestService;
 const extraDomains = ['alpha.test', 'bravo.test', 'charlie.test', 'delta.test'];
@@ -8,7 +9,7 @@ const extraDomains = ['alpha.test', 'bravo.test', 'charlie.test', 'delta.test'];
 beforeAll(async () => {
   service = await startTestService({ domains: ['tempmail.localhost', 'mail.example.test'] });
   for (const domain of extraDomains) await addDomain(domain, service.runtime.services);
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 async function page(key: string, query = '') {

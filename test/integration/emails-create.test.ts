@@ -1,6 +1,7 @@
 import { json } from '../support/json';
 import { burst } from '../support/burst';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { contractFetch, contractRequest } from '../support/contract';
 
 let service: TestService;
@@ -9,7 +10,7 @@ const day = 24 * 60 * 60 * 1000;
 beforeAll(async () => {
   service = await startTestService({ domains: ['tempmail.localhost', 'mail.example.test'] });
   await service.runtime.services.domains.put({ domain: 'closed.example.test', createEnabled: false, receiveEnabled: true });
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 async function expectError(response: Response, status: number, code: string, field?: string) {

@@ -2,6 +2,7 @@ import { suspendAccount } from '../../lambdas/core/accounts';
 import { contract } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 
 /**
  * The answers the authorizer and the request checks give alike on every operation of the
@@ -12,7 +13,7 @@ import { startTestService, type TestService } from '../support/local-service';
 let service: TestService;
 beforeAll(async () => {
   service = await startTestService();
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 const operations = contract().operations.map(({ method, template }) => ({

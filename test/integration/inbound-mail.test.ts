@@ -6,6 +6,7 @@ import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { refusalCode, sendMail, sendRaw, smtpDialogue } from '../support/smtp-client';
 import { wrappedBlobStore } from '../support/wrapped-blob-store';
 
@@ -28,7 +29,7 @@ function flakyBlobs(blobs: BlobStore): BlobStore {
 
 beforeAll(async () => {
   service = await startTestService({}, { wrapBlobs: flakyBlobs });
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 const smtp = () => service.runtime.smtpPort;

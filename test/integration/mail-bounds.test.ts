@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { rawMailPrefix } from '../../lambdas/mail/raw-mail-prefix';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { refusalCode, sendRaw } from '../support/smtp-client';
 import { wrappedBlobStore } from '../support/wrapped-blob-store';
 
@@ -45,7 +46,7 @@ beforeAll(async () => {
         }),
     },
   );
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 const smtp = () => service.runtime.smtpPort;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { sendMail, sendRaw } from '../support/smtp-client';
 
 /**
@@ -18,7 +19,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-files-'));
   blobRoot = join(dataDir, 'blobs');
   service = await startTestService({ dataDir });
-});
+}, serviceStartTimeoutMs);
 afterAll(async () => {
   await service?.close();
   await rm(dataDir, { recursive: true, force: true });

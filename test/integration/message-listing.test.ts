@@ -1,12 +1,13 @@
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { smtpSession } from '../support/smtp-client';
 
 let service: TestService;
 
 beforeAll(async () => {
   service = await startTestService();
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 

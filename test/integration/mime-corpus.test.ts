@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 import { sendMail, smtpSession, type SmtpSession } from '../support/smtp-client';
 
 interface Expectation {
@@ -40,7 +41,7 @@ beforeAll(async () => {
   service = await startTestService();
   ({ apiKey } = await service.account('paid'));
   smtp = await smtpSession(service.runtime.smtpPort);
-});
+}, serviceStartTimeoutMs);
 afterAll(async () => {
   smtp.close();
   await service.close();

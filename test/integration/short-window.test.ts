@@ -3,6 +3,7 @@ import { shortWindowLimits } from '../../lambdas/core/short-window';
 import { burst as burstOf } from '../support/burst';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 
 /**
  * The contract's per-key limit (300 a minute) is held at full scale on a service with the
@@ -18,7 +19,7 @@ let scaled: TestService;
 
 beforeAll(async () => {
   [service, scaled] = await Promise.all([startTestService(), startTestService({ shortWindow: scaledLimits })]);
-});
+}, serviceStartTimeoutMs);
 afterAll(() => Promise.all([service.close(), scaled.close()]));
 
 /** Spends `count` requests of a key as fast as a client can, and tallies their statuses. */

@@ -1,12 +1,13 @@
 import { json } from '../support/json';
 import { grantAllowance } from '../../lambdas/core/accounts';
 import { startTestService, type TestService } from '../support/local-service';
+import { serviceStartTimeoutMs } from '../support/test-runtime';
 
 let service: TestService;
 
 beforeAll(async () => {
   service = await startTestService();
-});
+}, serviceStartTimeoutMs);
 afterAll(() => service.close());
 
 async function usage(key: string) {

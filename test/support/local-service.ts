@@ -23,7 +23,14 @@ export interface TestService {
   runtime: LocalRuntime;
   clock: MovableClock;
   logger: ReturnType<typeof memoryLogger>;
-  /** An HTTP request to the running API, with a bearer key when given; the answer is checked against the OpenAPI document. */
+  /**
+   * Resolves once the mail received so far has been processed. On `npm start` at once: its intake
+   * answers 250 after the mail is stored. On the stack as in AWS, SES answers 250 once the raw mail
+   * is in the bucket and invokes the parser asynchronously: this waits for those invocations (their
+   * retries and dead letters included), as a client polls until the message is listed.
+   */
+  settled(): Promise<void>;
+  /** An HTTP request to the running API (once the mail received so far is processed: `settled`), with a bearer key when given; the answer is checked against the OpenAPI document. */
   request(path: string, options?: { key?: string; headers?: Record<string, string>; method?: string; body?: string }): Promise<Response>;
   /** Opens an account on a plan and returns its id and first key. */
   account(plan?: Plan, env?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
@@ -57,29 +64,32 @@ export async function startTestService(
 ): Promise<TestService> {
   const logger = memoryLogger();
   if (testRuntime === 'start:stack') {
-    const { runtime, clock } = await startStackTestRuntime({ ...testConfig, ...overrides });
-    return testService(runtime, clock, logger);
+    const { runtime, clock, settled } = await startStackTestRuntime({ ...testConfig, ...overrides });
+    return testService(runtime, clock, logger, settled);
   }
   const clock = new TestClock();
   const runtime = await startLocal(
     { ...testConfig, ...overrides },
     { clock, logger, backgroundSweep: false, ...runtimeOverrides, ...withCallRecording(runtimeOverrides) },
   );
-  return testService(runtime, clock, logger);
+  return testService(runtime, clock, logger, async () => undefined);
 }
 
 /** The suites' requests and fixtures over a running runtime, whichever it is. */
-function testService(runtime: LocalRuntime, clock: MovableClock, logger: ReturnType<typeof memoryLogger>): TestService {
+function testService(runtime: LocalRuntime, clock: MovableClock, logger: ReturnType<typeof memoryLogger>, settled: () => Promise<void>): TestService {
   return {
     runtime,
     clock,
     logger,
-    request: (path, options = {}) =>
-      contractFetch(`${runtime.apiUrl}${path}`, {
+    settled,
+    request: async (path, options = {}) => {
+      await settled();
+      return contractFetch(`${runtime.apiUrl}${path}`, {
         method: options.method ?? 'GET',
         headers: { ...(options.key ? { Authorization: `Bearer ${options.key}` } : {}), ...options.headers },
         body: options.body,
-      }),
+      });
+    },
     account: (plan = 'free', env = 'local') => openAccount({ plan, env }, runtime.services),
     remaining: async (accountId) => (await runtime.services.accounts.get(accountId))!.allowance.remaining,
     inbox: async (localPart, plan = 'paid') => {

@@ -13,7 +13,7 @@ import { testClockStart } from './test-clock';
  * from the template, SES from the receipt rules, IAM judged on every call. One synthesis serves
  * every suite, so a suite can ask only for what it holds: its domains and lifetimes.
  */
-export async function startStackTestRuntime(config: LocalConfig): Promise<{ runtime: LocalRuntime; clock: FunctionClock }> {
+export async function startStackTestRuntime(config: LocalConfig): Promise<{ runtime: LocalRuntime; clock: FunctionClock; settled: () => Promise<void> }> {
   const outside = config.domains.filter((domain) => !stackDomains.includes(domain));
   if (outside.length > 0) throw new Error(`start:stack's receipt rules cover ${stackDomains.join(', ')}: a suite on it cannot receive for ${outside.join(', ')}`);
   const wanted = synthesisContext({ ...config, domains: stackDomains });
@@ -44,5 +44,5 @@ export async function startStackTestRuntime(config: LocalConfig): Promise<{ runt
     },
     close: () => stack.close(),
   };
-  return { runtime, clock };
+  return { runtime, clock, settled: () => stack.settled() };
 }
