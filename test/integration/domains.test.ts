@@ -1,7 +1,8 @@
 import { json } from '../support/json';
 import { addDomain } from '../../lambdas/core/domains';
 import { startTestService, type TestService } from '../support/local-service';
-import { serviceStartTimeoutMs } from '../support/test-runtime';
+import { stackDomains } from '../support/stack-context';
+import { serviceStartTimeoutMs, testRuntime } from '../support/test-runtime';
 
 let service: TestService;
 const extraDomains = ['alpha.test', 'bravo.test', 'charlie.test', 'delta.test'];
@@ -22,9 +23,13 @@ describe('GET /v1/domains', () => {
     const { apiKey } = await service.account();
     const { response, body } = await page(apiKey);
     expect(response.status).toBe(200);
+    // npm start's intake receives for every domain of its table. Where SES receives, only the
+    // domains of the receipt rule do (given at deployment): the others added to the table since
+    // are listed as not receiving, so that no address is created on a domain that cannot receive.
+    const receives = (domain: string) => testRuntime === 'npm start' || stackDomains.includes(domain);
     expect(body).toEqual({
       data: ['alpha.test', 'bravo.test', 'charlie.test', 'delta.test', 'mail.example.test', 'tempmail.localhost'].map(
-        (domain) => ({ domain, create_enabled: true, receive_enabled: true }),
+        (domain) => ({ domain, create_enabled: true, receive_enabled: receives(domain) }),
       ),
       pagination: { has_more: false },
     });
