@@ -8,8 +8,9 @@
  *   node --import tsx bench/sweep-rate.ts
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { systemClock } from '../lambdas/core/clock';
-import type { BlobStore, ExpiringMessage, ListedBlob, MessageStore } from '../lambdas/core/mail-ports';
+import { systemClock } from '../lambdas/adapters/system-clock';
+import type { BlobStore, ListedBlob } from '../lambdas/core/ports/blob-store';
+import type { ExpiringMessage, MessageStore } from '../lambdas/core/ports/message-store';
 import { sweepExpired } from '../lambdas/mail/sweep-expired';
 
 interface CallTimes {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../lambdas/core/logger';
+import type { Logger } from '../../lambdas/core/ports/logger';
 
 /** A logger that keeps lines for assertions instead of printing them. */
 export function memoryLogger(): Logger & { lines: Array<Record<string, unknown>> } {
