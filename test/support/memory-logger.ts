@@ -5,5 +5,5 @@ export function memoryLogger(): Logger & { lines: Array<Record<string, unknown>>
   const lines: Array<Record<string, unknown>> = [];
   const at = (level: string) => (message: string, fields: Record<string, unknown> = {}) =>
     void lines.push({ level, message, ...fields });
-  return { lines, info: at('info'), warn: at('warn'), error: at('error') };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
