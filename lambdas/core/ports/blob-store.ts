@@ -15,9 +15,9 @@ export interface ListedBlob {
 /**
  * Raw sources, attachments and large bodies: S3 in production, a directory locally. Keys are
  * generated ids of the form `segment/segment/…` (letters, digits, `_`, `-`, `.` but never `..`),
- * never filenames; any other key is refused with an error before storage is touched. A transient
- * storage fault is thrown as 503 `Unavailable`. Both implementations pass one shared contract
- * suite (test/support/blob-store-contract.ts).
+ * never filenames; any other key is refused with an error before storage is touched. A storage
+ * fault is thrown, never read as an absent blob (S3's transient ones as 503 `Unavailable`). Both
+ * implementations pass one shared contract suite (test/support/blob-store-contract.ts).
  */
 export interface BlobStore {
   /** Stores a blob from bytes or a stream; resolves once it is stored as durably as the items that point at it, with its size. */
