@@ -8,8 +8,10 @@
  *   node --import tsx bench/sweep-rate.ts
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { systemClock } from '../lambdas/core/clock';
-import type { BlobStore, ExpiringMessage, ListedBlob, MessageStore } from '../lambdas/core/mail-ports';
+import { jsonLogger } from '../lambdas/adapters/json-logger';
+import { systemClock } from '../lambdas/adapters/system-clock';
+import type { BlobStore, ListedBlob } from '../lambdas/core/ports/blob-store';
+import type { ExpiringMessage, MessageStore } from '../lambdas/core/ports/message-store';
 import { sweepExpired } from '../lambdas/mail/sweep-expired';
 
 interface CallTimes {
@@ -61,7 +63,7 @@ function stores(expired: ExpiringMessage[], times: CallTimes): { messages: Messa
 async function measure(label: string, mails: number, times: CallTimes): Promise<string> {
   const now = Date.now();
   const { messages, blobs } = stores(expiredMail(mails, now), times);
-  const quiet = { info() {}, warn() {}, error() {} };
+  const quiet = jsonLogger('silent', () => undefined);
   const deadline = new Date(now + budgetMs);
   const cpu = process.cpuUsage();
   const result = await sweepExpired({ messages, blobs, clock: systemClock, logger: quiet, messageTtlSeconds: ttlSeconds, env: 'bench' }, { deadline });

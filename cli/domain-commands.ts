@@ -1,5 +1,5 @@
 import { addDomain, disableDomain, OutsideReceiptRule, reachesService, registeredDomains, type DomainRecord } from '../lambdas/core/domains';
-import type { Domain } from '../lambdas/core/ports';
+import type { Domain } from '../lambdas/core/ports/domain-store';
 import { UsageError, type Args, type Command } from './command';
 
 /**

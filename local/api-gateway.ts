@@ -10,7 +10,8 @@ import type {
   Context,
 } from 'aws-lambda';
 import type { DeclaredGatewayResponse, GatewayResponseType } from '../lib/gateway-responses';
-import { systemClock, type Clock } from '../lambdas/core/clock';
+import { systemClock } from '../lambdas/adapters/system-clock';
+import type { Clock } from '../lambdas/core/ports/clock';
 import { newGatewayRequestId, requestIdFor } from '../lambdas/core/ids';
 import { errorBody } from '../lambdas/api/error-response';
 import { matchRoute } from '../lambdas/api/routes';

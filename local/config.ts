@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { logLevels, type LogLevel } from '../lambdas/adapters/json-logger';
 import { environmentPattern } from '../lambdas/core/api-keys';
 import { emailLifetimeSeconds, messageLifetimeSeconds } from '../lambdas/core/lifetimes';
 import { shortWindowLimits } from '../lambdas/core/short-window';
@@ -26,7 +27,7 @@ const localEnvironment = z.object({
   TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_KEY: z.coerce.number().int().min(1).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT: z.coerce.number().int().min(1).optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
+  LOG_LEVEL: z.enum(logLevels).default('warn'),
   OIDC_ISSUER: z.url().optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   TEMPMAIL_SUPPORT_CONTACT: z.string().min(1).max(200).optional(),
@@ -47,7 +48,7 @@ export interface LocalConfig {
   cursorSecret: string | undefined;
   /** Short-window limits raised for a load test (local only); the contract's (core/short-window.ts) otherwise. */
   shortWindow?: { perKey: number; perAccount: number };
-  logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
+  logLevel: LogLevel;
   /** The console's OpenID Connect issuer and client id; absent: the local issuer under `/oidc`. */
   oidc?: { issuer: string; clientId: string };
   /** Whom customers ask for more requests (shown by the console); absent: "the operator". */

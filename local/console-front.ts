@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import type { JSONWebKeySet } from 'jose';
 import { consoleContentSecurityPolicy } from '../console/security-headers';
-import type { Clock } from '../lambdas/core/clock';
+import type { Clock } from '../lambdas/core/ports/clock';
 import { localConsoleClientId, startLocalOidcIssuer, type LocalOidcIssuer } from './local-oidc-issuer';
 
 const consoleRoot = join(__dirname, '..', 'console');

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt, decodeProtectedHeader, SignJWT, type JSONWebKeySet } from 'jose';
-import type { Clock } from '../lambdas/core/clock';
+import type { Clock } from '../lambdas/core/ports/clock';
 import { cognitoLogout, type LogoutContext, type LogoutProvider } from './cognito-logout';
 import { memoryAdapterFactory } from './oidc-memory-adapter';
 import { refuseFraming } from './refuse-framing';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { inlineHtmlRenderer, type HtmlRenderer } from '../lambdas/mail/ingest-mail';
+import { inlineHtmlRenderer } from '../lambdas/mail/ingest-mail';
+import type { HtmlRenderer } from '../lambdas/core/ports/html-renderer';
 
 type RenderJob = { html: string } & ({ op: 'text' } | { op: 'sanitize'; idPrefix: string });
 export type RenderRequest = RenderJob & { id: number };

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 
 /**
  * A blob store that reads what it is given and keeps nothing: the parse's own work measured

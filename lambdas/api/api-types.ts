@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Plan } from '../core/plans';
 import type { ApiServices, ConsoleServices } from '../composition/services';
 import type { SignedInIdentity } from '../core/identities';
-import type { Account } from '../core/ports';
+import type { Account } from '../core/ports/account-store';
 
 /** The API Gateway REST proxy event and result every route speaks. */
 export type ApiEvent = APIGatewayProxyEvent;

@@ -8,16 +8,27 @@ import { DynamoDbIdentityStore } from '../adapters/dynamodb/dynamodb-identity-st
 import { DynamoDbIdempotencyStore } from '../adapters/dynamodb/dynamodb-idempotency-store';
 import { DynamoDbMessageStore } from '../adapters/dynamodb/dynamodb-message-store';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IdentityVerifier } from '../adapters/oidc/identity-token-verifier';
+import type { IdentityVerifier } from '../core/ports/identity-verifier';
 import { createDocumentClient } from '../adapters/dynamodb/document-client';
 import type { TableNames } from '../adapters/dynamodb/table-definitions';
-import { systemClock, type Clock } from '../core/clock';
+import { systemClock } from '../adapters/system-clock';
+import type { Clock } from '../core/ports/clock';
 import { emailLifetimeSeconds, messageLifetimeSeconds } from '../core/lifetimes';
 import { withinReceiptRule, type ReceiptRuleDomains } from '../core/domains';
 import type { ShortWindowLimits } from '../core/short-window';
-import { jsonLogger, type LogLevel, type Logger } from '../core/logger';
-import type { AccountStore, ApiKeyStore, DomainStore, IdentityStore, Ledger } from '../core/ports';
-import type { AddressRegistry, BlobStore, DeliveryReads, EmailStore, IdempotencyStore, MessageStore } from '../core/mail-ports';
+import { jsonLogger, type LogLevel } from '../adapters/json-logger';
+import type { Logger } from '../core/ports/logger';
+import type { AccountStore } from '../core/ports/account-store';
+import type { ApiKeyStore } from '../core/ports/api-key-store';
+import type { DomainStore } from '../core/ports/domain-store';
+import type { IdentityStore } from '../core/ports/identity-store';
+import type { Ledger } from '../core/ports/ledger';
+import type { AddressRegistry } from '../core/ports/address-registry';
+import type { BlobStore } from '../core/ports/blob-store';
+import type { DeliveryReads } from '../core/ports/delivery-reads';
+import type { EmailStore } from '../core/ports/email-store';
+import type { IdempotencyStore } from '../core/ports/idempotency-store';
+import type { MessageStore } from '../core/ports/message-store';
 
 /** The storage adapters of one deployment. */
 export interface Stores {

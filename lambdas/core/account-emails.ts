@@ -1,6 +1,6 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { toEmailResource, type EmailResource } from './emails';
-import type { EmailStore } from './mail-ports';
+import type { EmailStore } from './ports/email-store';
 import { pageAfterPosition, type Page } from './pagination';
 
 /**

@@ -1,10 +1,12 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { oldestFirst } from './creation-order';
 import { InvalidRequest, NotFound } from './errors';
 import { environmentPattern, issueApiKey, type IssuedApiKey } from './api-keys';
 import { newId } from './ids';
 import { plans, type Plan } from './plans';
-import type { Account, AccountStore, Allowance, ApiKeyStore, Ledger } from './ports';
+import type { Account, AccountStore, Allowance } from './ports/account-store';
+import type { ApiKeyStore } from './ports/api-key-store';
+import type { Ledger } from './ports/ledger';
 
 export interface OpenedAccount extends IssuedApiKey {
   accountId: string;

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { InvalidRequest, NotFound } from './errors';
 import { newId } from './ids';
 import { oldestFirst } from './creation-order';
-import type { AccountStore, ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from './ports';
+import type { AccountStore } from './ports/account-store';
+import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from './ports/api-key-store';
 
 /** Environment names a key can be bound to: `local`, `staging`, `prod`… */
 export const environmentPattern = /^[a-z0-9-]{1,16}$/;

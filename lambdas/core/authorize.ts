@@ -1,7 +1,9 @@
 import { apiKeyEnvironment, containsApiKey, hashApiKey } from './api-keys';
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import type { Plan } from './plans';
-import type { Allowance, ApiKeyStore, Ledger } from './ports';
+import type { Allowance } from './ports/account-store';
+import type { ApiKeyStore } from './ports/api-key-store';
+import type { Ledger } from './ports/ledger';
 import { secondsUntilNextWindow, shortWindowAt, type ShortWindowLimits } from './short-window';
 
 /** What a request offers as proof of identity, as the gateway hands it over. */

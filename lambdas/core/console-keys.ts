@@ -1,8 +1,9 @@
 import { newestFirst } from './creation-order';
 import { issueApiKey } from './api-keys';
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { Conflict, InvalidRequest, NotFound, RateLimited } from './errors';
-import type { Account, AccountStore, ApiKeyRecord, ApiKeyStore } from './ports';
+import type { Account, AccountStore } from './ports/account-store';
+import type { ApiKeyRecord, ApiKeyStore } from './ports/api-key-store';
 
 /** A key as the console lists it: never the key, never its hash. */
 export interface KeyView {

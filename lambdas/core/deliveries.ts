@@ -1,7 +1,9 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { isActive } from './emails';
 import { deliveredMessageId } from './ids';
-import type { DeliveryReads, EmailRecord, MessageRecord, MessageStore } from './mail-ports';
+import type { DeliveryReads } from './ports/delivery-reads';
+import type { EmailRecord } from './ports/email-store';
+import type { MessageRecord, MessageStore } from './ports/message-store';
 import type { DeliveryRecipient, RecipientMemory } from './recipients';
 
 export interface DeliveryDeps {

@@ -1,7 +1,7 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { InvalidRequest, NotFound, PolicyViolation } from './errors';
 import { pageAfter, type Page } from './pagination';
-import type { Domain, DomainStore } from './ports';
+import type { Domain, DomainStore } from './ports/domain-store';
 
 /** The domain record of `GET /v1/domains` (DESIGN: gaps, domain record). */
 export interface DomainRecord {

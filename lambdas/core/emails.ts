@@ -1,5 +1,5 @@
 import { assertLocalPartAllowed, composeAddress, randomLocalPart } from './addresses';
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { Conflict, NotFound, PolicyViolation, ServiceError, Unavailable } from './errors';
 import {
   idempotencyLeaseMs,
@@ -11,8 +11,10 @@ import {
   toRefusal,
 } from './idempotency';
 import { newId, newLeaseToken } from './ids';
-import type { DomainStore } from './ports';
-import type { AddressRegistry, EmailRecord, EmailStore, IdempotencyRecord, IdempotencyStore } from './mail-ports';
+import type { DomainStore } from './ports/domain-store';
+import type { AddressRegistry } from './ports/address-registry';
+import type { EmailRecord, EmailStore } from './ports/email-store';
+import type { IdempotencyRecord, IdempotencyStore } from './ports/idempotency-store';
 
 /** The contract's Email resource. */
 export interface EmailResource {

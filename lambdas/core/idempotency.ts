@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { containsApiKey } from './api-keys';
 import { Conflict, InvalidRequest, PolicyViolation, type ServiceError } from './errors';
-import type { Refusal } from './mail-ports';
+import type { Refusal } from './ports/idempotency-store';
 
 /** Idempotency records are kept 24 hours (DESIGN: gaps, idempotency record). */
 export const idempotencyLifetimeMs = 24 * 60 * 60 * 1000;

@@ -1,8 +1,9 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { Forbidden } from './errors';
 import { newId } from './ids';
 import { plans } from './plans';
-import type { Account, AccountStore, IdentityStore } from './ports';
+import type { Account, AccountStore } from './ports/account-store';
+import type { IdentityStore } from './ports/identity-store';
 
 /** A signed-in person as the identity token names them: the issuer and its subject. */
 export interface SignedInIdentity {

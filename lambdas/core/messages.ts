@@ -1,19 +1,12 @@
 import type { Readable } from 'node:stream';
 import { boundMessageBodies, messageReadBudgetBytes } from './bound-message-bodies';
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { getEmail } from './emails';
 import { NotFound } from './errors';
 import { pageAfterPosition } from './pagination';
-import type {
-  AttachmentRecord,
-  BlobStore,
-  EmailStore,
-  MessageRecord,
-  MessageStore,
-  MessageSummary,
-  StoredAttachments,
-  StoredBody,
-} from './mail-ports';
+import type { BlobStore } from './ports/blob-store';
+import type { EmailStore } from './ports/email-store';
+import type { AttachmentRecord, MessageRecord, MessageStore, MessageSummary, StoredAttachments, StoredBody } from './ports/message-store';
 
 /** The contract's Attachment metadata. */
 export interface AttachmentResource {

@@ -1,4 +1,4 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { readCursor, signCursor, type CursorContext } from './cursors';
 
 /** The contract's pagination object; `next_cursor` is present only when `has_more` is true. */

@@ -1,7 +1,8 @@
-import type { Clock } from './clock';
+import type { Clock } from './ports/clock';
 import { isActive } from './emails';
-import type { DeliveryReads, EmailRecord, EmailStore } from './mail-ports';
-import type { Domain } from './ports';
+import type { DeliveryReads } from './ports/delivery-reads';
+import type { EmailRecord, EmailStore } from './ports/email-store';
+import type { Domain } from './ports/domain-store';
 
 /**
  * A recipient of a mail: its email as looked up moments before (the SMTP intake at RCPT TO), or

@@ -1,6 +1,6 @@
 import { plans, type AllowanceMode, type Plan } from './plans';
 import { NotFound } from './errors';
-import type { Account, AccountStore, Allowance } from './ports';
+import type { Account, AccountStore, Allowance } from './ports/account-store';
 
 /** The usage record of `GET /v1/usage` (DESIGN: gaps, usage record). */
 export interface UsageRecord {

@@ -1,9 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { Clock } from '../core/clock';
+import type { Clock } from '../core/ports/clock';
 import { MailRefused } from '../core/errors';
 import { deliverOnce, planDeliveries, type UndeliveredMessage } from '../core/deliveries';
-import type { Logger } from '../core/logger';
-import type { AttachmentRecord, BlobStore, EmailRecord, MessageStore, StoredAttachments, StoredBody } from '../core/mail-ports';
+import type { HtmlRenderer } from '../core/ports/html-renderer';
+import type { Logger } from '../core/ports/logger';
+import type { BlobStore } from '../core/ports/blob-store';
+import type { EmailRecord } from '../core/ports/email-store';
+import type { AttachmentRecord, MessageStore, StoredAttachments, StoredBody } from '../core/ports/message-store';
 import { registeredRecipients, type RecipientDeps } from '../core/recipients';
 import { countMetric } from './metrics';
 import { mimeLimits, parseMail, type ParsedMail } from './parse-mail';
@@ -128,16 +131,6 @@ export async function ingestMail(mail: ReceivedMail, deps: IngestDeps): Promise<
   const again = delivered.filter(({ outcome }) => outcome === 'exists').length;
   deps.logger.info('mail delivered', { mail_id: mail.mailId, messages: messages.length - again, already_delivered: again, size_bytes: sizeBytes });
   return { messageIds: delivered.map(({ messageId }) => messageId) };
-}
-
-/**
- * The two renderings of a mail's HTML, each a whole-document pass: its plain text (for an
- * HTML-only mail) and its sanitized copy. The same functions everywhere; the local runtime may run
- * them off its one event loop for a large mail, since there the API answers on that loop too.
- */
-export interface HtmlRenderer {
-  textOf(html: string): string | Promise<string>;
-  sanitize(html: string, options: { idPrefix: string }): string | Promise<string>;
 }
 
 /** The renderings done in the caller's own thread: the parser Lambda has nothing else to serve. */

@@ -3,7 +3,8 @@ import { finished } from 'node:stream/promises';
 import { MailParser, type AddressObject, type AttachmentStream, type Headers, type MessageText } from 'mailparser';
 import { newId } from '../core/ids';
 import type { MailLimitReason } from '../core/errors';
-import type { AttachmentRecord, BlobStore } from '../core/mail-ports';
+import type { BlobStore } from '../core/ports/blob-store';
+import type { AttachmentRecord } from '../core/ports/message-store';
 import { textOfHtml } from './text-of-html';
 
 /** What a received mail holds, with its attachments already stored as blobs. */

@@ -1,4 +1,4 @@
-import type { DeadLetterQueue } from '../core/mail-ports';
+import type { DeadLetterQueue } from '../core/ports/dead-letter-queue';
 import { expiredBeforeIngest, ingestMail, type IngestDeps, type ReceivedMail } from './ingest-mail';
 
 export interface RedriveDeps extends IngestDeps {

@@ -1,6 +1,7 @@
-import type { Clock } from '../core/clock';
-import type { Logger } from '../core/logger';
-import type { BlobStore, MessageStore } from '../core/mail-ports';
+import type { Clock } from '../core/ports/clock';
+import type { Logger } from '../core/ports/logger';
+import type { BlobStore } from '../core/ports/blob-store';
+import type { MessageStore } from '../core/ports/message-store';
 
 /*
  * The work of one sweep run, as its passes share it: a module of its own, below both the run

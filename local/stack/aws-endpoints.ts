@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../lambdas/core/logger';
+import type { Logger } from '../../lambdas/core/ports/logger';
 import { callFromCommand, evaluate, type Decision, type IamRequest, type MappedCommand, type ResourcePolicy } from '../iam';
 import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
 import { s3LimitRefusal } from './service-limits';

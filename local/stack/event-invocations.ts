@@ -1,5 +1,5 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
-import type { Logger } from '../../lambdas/core/logger';
+import type { Logger } from '../../lambdas/core/ports/logger';
 import type { FunctionHost } from './function-host';
 import { checkEventPayload } from './lambda-limits';
 import type { StackFunction } from './template';

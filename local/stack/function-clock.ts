@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Clock } from '../../lambdas/core/clock';
+import type { Clock } from '../../lambdas/core/ports/clock';
 
 /**
  * The clock of the stack's function threads under a test, held in shared memory so that a move

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { IdentityVerifier } from '../../lambdas/adapters/oidc/identity-token-verifier';
+import type { IdentityVerifier } from '../../lambdas/core/ports/identity-verifier';
 import { InvalidIdentityToken } from '../../lambdas/core/errors';
 import type { DeclaredGatewayResponse } from '../../lib/gateway-responses';
 import type { GatewayApi, MethodAuthorization } from '../api-gateway';

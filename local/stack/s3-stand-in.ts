@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { BlobsNotDeleted } from '../../lambdas/core/errors';
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { newAwsId } from '../../lambdas/core/ids';
 
 /** An S3 REST request as the SDK command it is, with the input IAM reads. */

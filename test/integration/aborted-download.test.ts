@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdir, readlink } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { contractDownload } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { addDomain, disableDomain } from '../../lambdas/core/domains';
 import { domainMemoryMs } from '../../lambdas/core/recipients';
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
 import { json } from '../support/json';

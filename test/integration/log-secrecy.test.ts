@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashApiKey } from '../../lambdas/core/api-keys';
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';

@@ -2,7 +2,7 @@ import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BlobsNotDeleted } from '../../lambdas/core/errors';
-import type { BlobStore, ListedBlob } from '../../lambdas/core/mail-ports';
+import type { BlobStore, ListedBlob } from '../../lambdas/core/ports/blob-store';
 import { sesRawPrefix } from '../../lambdas/inbound/ses-events';
 import { createSesParser } from '../../lambdas/inbound/ses-parser';
 import { startTestService, type TestService } from '../support/local-service';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { BlobRead, BlobStore, ListedBlob } from '../../lambdas/core/mail-ports';
+import type { BlobRead, BlobStore, ListedBlob } from '../../lambdas/core/ports/blob-store';
 
 export interface BlobStoreFixture {
   store: BlobStore;

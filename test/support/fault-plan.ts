@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Unavailable } from '../../lambdas/core/errors';
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { wrappedBlobStore } from './wrapped-blob-store';
 
 /** The storage failures a call can meet in production. */

@@ -1,4 +1,4 @@
-import type { MessageRecord } from '../../lambdas/core/mail-ports';
+import type { MessageRecord } from '../../lambdas/core/ports/message-store';
 
 /** A stored message in one line: a small text mail of `mail_1`, with what a test changes given. */
 export function messageRecord(overrides: Partial<MessageRecord> = {}): MessageRecord {

@@ -1,4 +1,6 @@
-import type { Account, AccountStore, Admission, ApiKeyRecord, ApiKeyStore, Ledger, ReserveOutcome } from '../../lambdas/core/ports';
+import type { Account, AccountStore } from '../../lambdas/core/ports/account-store';
+import type { ApiKeyRecord, ApiKeyStore } from '../../lambdas/core/ports/api-key-store';
+import type { Admission, Ledger, ReserveOutcome } from '../../lambdas/core/ports/ledger';
 
 /** Port stubs for unit tests of core rules: jest functions, each answering one fixed way. */
 export function stubPorts(options: { key?: ApiKeyRecord; account?: Account } = {}) {

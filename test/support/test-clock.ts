@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Clock } from '../../lambdas/core/clock';
+import type { Clock } from '../../lambdas/core/ports/clock';
 
 /**
  * A clock that moves only when a test moves it. Its `sleep` leaves the time where it is and

@@ -1,4 +1,4 @@
-import type { BlobStore } from '../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 
 /**
  * A blob store that hands every call to `blobs` as it came, but for the methods given: tests wrap

@@ -3,9 +3,10 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { systemClock, type Clock } from '../../core/clock';
+import type { Clock } from '../../core/ports/clock';
+import { systemClock } from '../system-clock';
 import { BlobsNotDeleted } from '../../core/errors';
-import type { BlobRead, BlobStore, ListedBlob } from '../../core/mail-ports';
+import type { BlobRead, BlobStore, ListedBlob } from '../../core/ports/blob-store';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
 /** Ends a blob's file name: `~` never occurs in a key, so a blob never collides with a key's folder. */

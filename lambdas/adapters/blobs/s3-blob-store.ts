@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { BlobsNotDeleted, Unavailable } from '../../core/errors';
-import type { BlobRead, BlobStore, ListedBlob } from '../../core/mail-ports';
+import type { BlobRead, BlobStore, ListedBlob } from '../../core/ports/blob-store';
 import { storageFailure } from '../storage-errors';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 

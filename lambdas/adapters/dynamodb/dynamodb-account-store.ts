@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Plan } from '../../core/plans';
-import type { Account, AccountStatus, AccountStore, Admission, Allowance, Ledger, ReserveOutcome } from '../../core/ports';
+import type { Account, AccountStatus, AccountStore, Allowance } from '../../core/ports/account-store';
+import type { Admission, Ledger, ReserveOutcome } from '../../core/ports/ledger';
 import { conditionally } from '../storage-errors';
 import { readAllPages } from './read-all-pages';
 

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AddressRegistry } from '../../core/mail-ports';
+import type { AddressRegistry } from '../../core/ports/address-registry';
 import { conditionally } from '../storage-errors';
 
 /** Every address ever issued, one item each, written once and never deleted. */

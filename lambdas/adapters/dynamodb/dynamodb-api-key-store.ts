@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports';
+import type { ApiKeyRecord, ApiKeyStatus, ApiKeyStore } from '../../core/ports/api-key-store';
 import { conditionally } from '../storage-errors';
 import { readAllPages } from './read-all-pages';
 

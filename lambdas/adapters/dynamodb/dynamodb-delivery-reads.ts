@@ -1,5 +1,5 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryReadResult, DeliveryReads } from '../../core/mail-ports';
+import type { DeliveryReadResult, DeliveryReads } from '../../core/ports/delivery-reads';
 import { domainFromItem, type DomainItem } from './dynamodb-domain-store';
 import { emailFromItem, type EmailItem } from './dynamodb-email-store';
 import { messageFromItem, type MessageItem } from './dynamodb-message-store';

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Domain, DomainStore } from '../../core/ports';
+import type { Domain, DomainStore } from '../../core/ports/domain-store';
 import { readAllPages } from './read-all-pages';
 
 export interface DomainItem {

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EmailRecord, EmailStore } from '../../core/mail-ports';
+import type { EmailRecord, EmailStore } from '../../core/ports/email-store';
 import { conditionally } from '../storage-errors';
 
 export interface EmailItem {

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { IdempotencyRecord, IdempotencyStore, Refusal } from '../../core/mail-ports';
+import type { IdempotencyRecord, IdempotencyStore, Refusal } from '../../core/ports/idempotency-store';
 import { conditionally, isConditionFailure } from '../storage-errors';
 
 interface IdempotencyItem {

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IdentityStore } from '../../core/ports';
+import type { IdentityStore } from '../../core/ports/identity-store';
 import { conditionally } from '../storage-errors';
 
 interface IdentityItem {

@@ -9,7 +9,7 @@ import type {
   MessageSummary,
   StoredAttachments,
   StoredBody,
-} from '../../core/mail-ports';
+} from '../../core/ports/message-store';
 import { PermanentStorageFault, Unavailable } from '../../core/errors';
 import { itemBytes, maxItemBytes } from './item-size';
 import { conditionally } from '../storage-errors';

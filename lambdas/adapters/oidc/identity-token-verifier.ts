@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
-import type { Clock } from '../../core/clock';
+import type { Clock } from '../../core/ports/clock';
 import { InvalidIdentityToken, Unavailable } from '../../core/errors';
-import type { SignedInIdentity } from '../../core/identities';
+import type { IdentityVerifier } from '../../core/ports/identity-verifier';
 
 /** Which OpenID Connect issuer the console trusts, and the console's client id there. */
 export interface OidcConfig {
@@ -9,11 +9,6 @@ export interface OidcConfig {
   issuer: string;
   /** The console's client id: the audience of the ID tokens it accepts. */
   clientId: string;
-}
-
-/** Turns a bearer identity token into the signed-in identity, or refuses it. */
-export interface IdentityVerifier {
-  verify(token: string | undefined): Promise<SignedInIdentity>;
 }
 
 /** Signature algorithms accepted: asymmetric only, never `none` or a shared secret. */

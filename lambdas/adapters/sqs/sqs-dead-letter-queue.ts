@@ -1,5 +1,5 @@
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { DeadLetter, DeadLetterQueue } from '../../core/mail-ports';
+import type { DeadLetter, DeadLetterQueue } from '../../core/ports/dead-letter-queue';
 
 /** How long a received dead letter stays hidden from other readers while it is redriven. */
 const visibilitySeconds = 120;

@@ -3,7 +3,7 @@ import { localPartPattern } from '../../core/addresses';
 import { normalizeDomain } from '../../core/domains';
 import { createEmail, findReplay, toEmailResource, type CreateEmailRequest } from '../../core/emails';
 import { InvalidRequest } from '../../core/errors';
-import type { EmailRecord } from '../../core/mail-ports';
+import type { EmailRecord } from '../../core/ports/email-store';
 import { parseIdempotencyKey } from '../../core/idempotency';
 import type { ApiRequest, ApiResult, RouteHandler } from '../api-types';
 import { createApiHandler } from '../create-api-handler';

@@ -1,6 +1,6 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { Logger } from '../../core/logger';
-import type { Ledger } from '../../core/ports';
+import type { Logger } from '../../core/ports/logger';
+import type { Ledger } from '../../core/ports/ledger';
 import type { ApiEvent, ApiResponse } from '../api-types';
 import { decodeDecision, isAccountDecision } from '../authorizer-context';
 import { requestIdOf } from '../proxy-event';

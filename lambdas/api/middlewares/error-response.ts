@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../core/ports/logger';
 import type { ApiEvent, ApiResponse } from '../api-types';
 import { errorResult } from '../error-response';
 import { requestIdOf, toProxyResponse } from '../proxy-event';

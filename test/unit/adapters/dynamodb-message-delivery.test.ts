@@ -1,7 +1,7 @@
 import { DynamoDbMessageStore } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
 import { Unavailable } from '../../../lambdas/core/errors';
 import { deliveredMessageId } from '../../../lambdas/core/ids';
-import type { MessageRecord } from '../../../lambdas/core/mail-ports';
+import type { MessageRecord } from '../../../lambdas/core/ports/message-store';
 import { startLocalTables, type LocalTables } from '../../support/local-tables';
 import { storageFaults } from '../../support/storage-faults';
 

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 
 /**
  * The source's import graph, read from the files themselves: no two modules import each other
- * (the lower one owns the type or interface both need), and the mail rules import nothing from
- * the SES entry points that call them.
+ * (the lower one owns the type or interface both need), the mail rules import nothing from
+ * the SES entry points that call them, and the core's ports live in one folder, one file a port,
+ * importing nothing of the project outside the core.
  */
 const root = resolve(__dirname, '..', '..', '..');
 const sourceRoots = ['bin', 'cli', 'client/src', 'console/src', 'lambdas', 'lib', 'local', 'openapi'];
@@ -48,4 +49,39 @@ it('keeps the mail rules apart from the SES entry points: lambdas/mail imports n
     .filter(([file]) => name(file).startsWith('lambdas/mail/'))
     .flatMap(([file, imports]) => [...imports].filter((imported) => name(imported).startsWith('lambdas/inbound/')).map((imported) => `${name(file)} -> ${name(imported)}`));
   expect(inward).toEqual([]);
+});
+
+describe('the ports: lambdas/core/ports, one file a port', () => {
+  const ports = [...graph].filter(([file]) => name(file).startsWith('lambdas/core/ports/'));
+
+  it('import nothing of the project outside lambdas/core', () => {
+    expect(ports.length).toBeGreaterThan(10);
+    const outward = ports.flatMap(([file, imports]) =>
+      [...imports].filter((imported) => !name(imported).startsWith('lambdas/core/')).map((imported) => `${name(file)} -> ${name(imported)}`),
+    );
+    expect(outward).toEqual([]);
+  });
+
+  it('each export the port they are named after, and import no type inline', () => {
+    const misnamed = ports.flatMap(([file]) => {
+      const text = readFileSync(file, 'utf8');
+      const port = basename(file, '.ts').replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+      return [
+        ...(new RegExp(`^export interface ${port}\\b`, 'm').test(text) ? [] : [`${name(file)} does not export the interface ${port}`]),
+        ...(/\bimport\(/.test(text) ? [`${name(file)} imports a type inline`] : []),
+      ];
+    });
+    expect(misnamed).toEqual([]);
+  });
+
+  it('are declared nowhere else in lambdas/', () => {
+    const elsewhere = [...graph]
+      .filter(([file]) => name(file).startsWith('lambdas/') && !name(file).startsWith('lambdas/core/ports/'))
+      .flatMap(([file]) =>
+        [...readFileSync(file, 'utf8').matchAll(/^export interface (\w+(?:Store|Registry|Queue|Reads|Renderer|Verifier)|Clock|Logger|Ledger)\b/gm)].map(
+          (match) => `${name(file)}: ${match[1]}`,
+        ),
+      );
+    expect(elsewhere).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { generateApiKey, hashApiKey } from '../../../lambdas/core/api-keys';
 import { authorize, type Credentials } from '../../../lambdas/core/authorize';
-import type { ApiKeyRecord } from '../../../lambdas/core/ports';
+import type { ApiKeyRecord } from '../../../lambdas/core/ports/api-key-store';
 import { accountFixture, stubPorts } from '../../support/port-stubs';
 import { TestClock } from '../../support/test-clock';
 

@@ -1,6 +1,7 @@
 import { toProxyResponse } from '../../../lambdas/api/proxy-event';
 import { boundMessageBodies, messageReadBudgetBytes, truncationMarker } from '../../../lambdas/core/bound-message-bodies';
-import type { BlobStore, MessageRecord } from '../../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../../lambdas/core/ports/blob-store';
+import type { MessageRecord } from '../../../lambdas/core/ports/message-store';
 import { toMessageResource } from '../../../lambdas/core/messages';
 import { bufferedPayloadLimitBytes, payloadBytes } from '../../../lambdas/core/payload-bytes';
 

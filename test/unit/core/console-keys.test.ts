@@ -1,6 +1,6 @@
 import { createKey, maxActiveKeys, revokeKey } from '../../../lambdas/core/console-keys';
 import { Conflict } from '../../../lambdas/core/errors';
-import type { ApiKeyRecord } from '../../../lambdas/core/ports';
+import type { ApiKeyRecord } from '../../../lambdas/core/ports/api-key-store';
 import { TestClock } from '../../support/test-clock';
 import { accountFixture, stubPorts } from '../../support/port-stubs';
 

@@ -1,7 +1,8 @@
 import { createEmail, type EmailDeps } from '../../../lambdas/core/emails';
 import { Unavailable } from '../../../lambdas/core/errors';
 import { idempotencyLeaseMs, requestHash } from '../../../lambdas/core/idempotency';
-import type { EmailRecord, IdempotencyRecord } from '../../../lambdas/core/mail-ports';
+import type { EmailRecord } from '../../../lambdas/core/ports/email-store';
+import type { IdempotencyRecord } from '../../../lambdas/core/ports/idempotency-store';
 import { TestClock } from '../../support/test-clock';
 
 const request = { accountId: 'acc_1', idempotencyKey: 'unit-wait-key-0001', localPart: 'waiting', domain: 'example.test' };

@@ -1,5 +1,7 @@
 import { deliverOnce, planDeliveries, type UndeliveredMessage } from '../../../lambdas/core/deliveries';
-import type { DeliveryReads, EmailRecord, MessageRecord, MessageStore } from '../../../lambdas/core/mail-ports';
+import type { DeliveryReads } from '../../../lambdas/core/ports/delivery-reads';
+import type { EmailRecord } from '../../../lambdas/core/ports/email-store';
+import type { MessageRecord, MessageStore } from '../../../lambdas/core/ports/message-store';
 import { TestClock } from '../../support/test-clock';
 
 /** The message store's conditional write and consistent read, over a map. */

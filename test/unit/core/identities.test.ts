@@ -1,6 +1,7 @@
 import { accountForIdentity, identityKey } from '../../../lambdas/core/identities';
 import { Forbidden } from '../../../lambdas/core/errors';
-import type { Account, IdentityStore } from '../../../lambdas/core/ports';
+import type { Account } from '../../../lambdas/core/ports/account-store';
+import type { IdentityStore } from '../../../lambdas/core/ports/identity-store';
 import { accountFixture, stubPorts } from '../../support/port-stubs';
 import { TestClock } from '../../support/test-clock';
 

@@ -1,4 +1,5 @@
-import type { DeliveryReads, EmailRecord, EmailStore } from '../../../lambdas/core/mail-ports';
+import type { DeliveryReads } from '../../../lambdas/core/ports/delivery-reads';
+import type { EmailRecord, EmailStore } from '../../../lambdas/core/ports/email-store';
 import { activeRecipients, domainMemoryMs, RecipientMemory, rememberedEmails } from '../../../lambdas/core/recipients';
 import { TestClock } from '../../support/test-clock';
 

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { BlobStore } from '../../../lambdas/core/mail-ports';
+import type { BlobStore } from '../../../lambdas/core/ports/blob-store';
 import { cutToBytes, mimeLimits, parseMail } from '../../../lambdas/mail/parse-mail';
 
 /** A blob store that reads each body to its end, as the directory and S3 stores do. */

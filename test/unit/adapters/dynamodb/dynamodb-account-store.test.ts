@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoDbAccountStore } from '../../../../lambdas/adapters/dynamodb/dynamodb-account-store';
 import { Unavailable } from '../../../../lambdas/core/errors';
-import type { Account, Admission } from '../../../../lambdas/core/ports';
+import type { Account } from '../../../../lambdas/core/ports/account-store';
+import type { Admission } from '../../../../lambdas/core/ports/ledger';
 import { startLocalTables, type LocalTables } from '../../../support/local-tables';
 import { accountFixture } from '../../../support/port-stubs';
 import { storageFaults } from '../../../support/storage-faults';

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { DynamoDbIdempotencyStore } from '../../../../lambdas/adapters/dynamodb/dynamodb-idempotency-store';
-import type { IdempotencyRecord } from '../../../../lambdas/core/mail-ports';
+import type { IdempotencyRecord } from '../../../../lambdas/core/ports/idempotency-store';
 import { startLocalTables, type LocalTables, sentCommands } from '../../../support/local-tables';
 
 let tables: LocalTables;

@@ -6,7 +6,7 @@ import { FunctionHost } from '../../../../local/stack/function-host';
 import { lambdaLimits } from '../../../../local/stack/lambda-limits';
 import { eventInvocations } from '../../../../local/stack/event-invocations';
 import type { StackFunction } from '../../../../local/stack/template';
-import { jsonLogger } from '../../../../lambdas/core/logger';
+import { jsonLogger } from '../../../../lambdas/adapters/json-logger';
 
 /**
  * Lambda's payload limits, crossed through the function host `npm run start:stack` runs each
