@@ -5,7 +5,7 @@ import { routeTableApi } from '../../local/route-table-api';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { startTestService, type TestService } from '../support/local-service';
-import { serviceStartTimeoutMs } from '../support/test-runtime';
+import { onlyOn, serviceStartTimeoutMs } from '../support/test-runtime';
 import { storageFaults } from '../support/storage-faults';
 
 let service: TestService;
@@ -78,13 +78,15 @@ describe("every row of the contract's charging table, through GET /v1/usage", ()
     expect(await service.remaining(accountId)).toBe(0);
   });
 
-  it('does not charge a 503, and the same key then succeeds', async () => {
-    const { apiKey } = await service.account('paid');
-    faults.fail({ command: 'PutItemCommand', table: '-emails', times: 1 });
-    const run = () => service.createEmail(apiKey, {}, 'charging-503-key-0001');
-    expect(await chargeOf(apiKey, run, 503)).toBe(0);
-    expect(faults.pending()).toBe(0);
-    expect(await chargeOf(apiKey, run, 201)).toBe(1);
+  onlyOn('npm start', "a storage fault injected into npm start's DynamoDB client", () => {
+    it('does not charge a 503, and the same key then succeeds', async () => {
+      const { apiKey } = await service.account('paid');
+      faults.fail({ command: 'PutItemCommand', table: '-emails', times: 1 });
+      const run = () => service.createEmail(apiKey, {}, 'charging-503-key-0001');
+      expect(await chargeOf(apiKey, run, 503)).toBe(0);
+      expect(faults.pending()).toBe(0);
+      expect(await chargeOf(apiKey, run, 201)).toBe(1);
+    });
   });
 });
 
@@ -118,19 +120,21 @@ describe('charging when the route function cannot settle its unit', () => {
     expect(await used(apiKey)).toBe(3);
   });
 
-  it('keeps the unit of a 503 whose refund failed, and logs the request and account', async () => {
-    const { accountId, apiKey } = await service.account('paid');
-    expect(await used(apiKey)).toBe(0); // opens the short window, so the next reservation is one update
-    faults.fail({ command: 'GetItemCommand', table: '-emails', times: 1 });
-    // The authorizer's reservation goes through; the refund after the 503 fails.
-    faults.fail({ command: 'UpdateItemCommand', table: '-accounts', times: 1, after: 1 });
-    const response = await service.request('/v1/emails/eml_AAAAAAAAAAAAAAAAAAAAAA', { key: apiKey });
-    expect(response.status).toBe(503);
-    expect(faults.pending()).toBe(0);
-    expect(await service.remaining(accountId)).toBe(10_000 - 1);
-    const requestId = response.headers.get('x-request-id');
-    expect(service.logger.lines).toContainEqual(
-      expect.objectContaining({ message: 'refund failed', request_id: requestId, account_id: accountId }),
-    );
+  onlyOn('npm start', "a storage fault injected into npm start's DynamoDB client", () => {
+    it('keeps the unit of a 503 whose refund failed, and logs the request and account', async () => {
+      const { accountId, apiKey } = await service.account('paid');
+      expect(await used(apiKey)).toBe(0); // opens the short window, so the next reservation is one update
+      faults.fail({ command: 'GetItemCommand', table: '-emails', times: 1 });
+      // The authorizer's reservation goes through; the refund after the 503 fails.
+      faults.fail({ command: 'UpdateItemCommand', table: '-accounts', times: 1, after: 1 });
+      const response = await service.request('/v1/emails/eml_AAAAAAAAAAAAAAAAAAAAAA', { key: apiKey });
+      expect(response.status).toBe(503);
+      expect(faults.pending()).toBe(0);
+      expect(await service.remaining(accountId)).toBe(10_000 - 1);
+      const requestId = response.headers.get('x-request-id');
+      expect(service.logger.lines).toContainEqual(
+        expect.objectContaining({ message: 'refund failed', request_id: requestId, account_id: accountId }),
+      );
+    });
   });
 });
