@@ -32,7 +32,7 @@ const failed = 'The service failed before completing the request.';
 /**
  * The gateway's own answers (it never reaches a function for these), rewritten into the
  * contract's error shape. The one table both the deployed stack (lib/api.ts) and the local
- * front (local/api-gateway.ts) answer from, so local tests see what AWS does.
+ * front (local/gateway/gateway-error.ts) answer from, so local tests see what AWS does.
  *
  * A gateway response cannot compose `req_` with the request id in a header, so these carry the
  * request id in the body only: the one remaining deviation from the contract (docs/decisions.md).
