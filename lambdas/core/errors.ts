@@ -99,6 +99,12 @@ export class PolicyViolation extends ServiceError {
  */
 export type RateLimitReason = 'allowance_exhausted' | 'short_window_key' | 'short_window_account' | 'key_changes';
 
+/**
+ * The reason of a 429 the API gateway makes itself (its throttle, lib/gateway-responses.ts), never
+ * thrown by the core: named here beside the core's so the contract's list is read in one place.
+ */
+export type GatewayRateLimitReason = 'gateway_throttle';
+
 /** 429: the short-window limit, the allowance or the console's key-change limit was reached. Not charged. */
 export class RateLimited extends ServiceError {
   readonly code = 'rate_limit_exceeded';

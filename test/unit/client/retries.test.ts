@@ -106,6 +106,17 @@ describe('client retries', () => {
     expect(second.requests).toHaveLength(5);
   });
 
+  it("reads the gateway throttle's reason and retries it as the short window", async () => {
+    // The gateway's own 429: Retry-After, no RateLimit-* headers, its reason in the body.
+    const throttled = error(429, 'rate_limit_exceeded', { 'Retry-After': '1' }, [{ reason: 'gateway_throttle' }]);
+    const { client, requests } = scripted(Array.from({ length: 5 }, () => throttled));
+    const failure = await client.getUsage().catch((caught) => caught);
+    expect(failure).toBeInstanceOf(RateLimitedError);
+    expect(failure).not.toBeInstanceOf(AllowanceExhaustedError);
+    expect(failure.reason).toBe('gateway_throttle');
+    expect(requests).toHaveLength(5);
+  });
+
   it('leaves the reason undefined for a 429 without one and falls back to RateLimit-Remaining', async () => {
     const { client } = scripted([error(429, 'rate_limit_exceeded', { 'Retry-After': '60', 'RateLimit-Remaining': '0' })]);
     const failure = await client.getUsage().catch((caught) => caught);

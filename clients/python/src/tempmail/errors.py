@@ -73,7 +73,7 @@ class ServiceUnavailableError(TempmailError):
 
 
 #: The reasons a 429's ``details`` give for the limit it met.
-RATE_LIMIT_REASONS = ("allowance_exhausted", "short_window_key", "short_window_account", "key_changes")
+RATE_LIMIT_REASONS = ("allowance_exhausted", "short_window_key", "short_window_account", "key_changes", "gateway_throttle")
 
 
 def rate_limit_reason_of(details: List[ErrorDetail]) -> Optional[str]:
@@ -105,8 +105,9 @@ class RateLimitedError(TempmailError):
     def reason(self) -> Optional[str]:
         """
         Which limit was met, from the answer's ``details`` (never its message):
-        ``"allowance_exhausted"``, ``"short_window_key"``, ``"short_window_account"`` or
-        ``"key_changes"``; ``None`` for a 429 without one (the gateway's own throttle).
+        ``"allowance_exhausted"``, ``"short_window_key"``, ``"short_window_account"``,
+        ``"key_changes"`` or ``"gateway_throttle"`` (the API gateway's own throttle); ``None`` for a
+        429 without one (the firewall's rate rule).
         """
         return rate_limit_reason_of(self.details)
 
