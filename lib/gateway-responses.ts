@@ -1,5 +1,5 @@
 import { errorBody, type ErrorBody } from '../lambdas/api/error-response';
-import type { GatewayRateLimitReason } from '../lambdas/core/errors';
+import type { FrontRateLimitReason } from '../lambdas/core/errors';
 
 /** The API Gateway REST response types this service rewrites (names as API Gateway spells them). */
 export type GatewayResponseType =
@@ -27,7 +27,7 @@ export interface GatewayResponse {
   /** Fixed headers beyond the two every row has; a gateway response cannot compute a value per request. */
   headers?: Record<string, string>;
   /** A 429's limit, as its one `details[].reason`: every 429 of the service names the limit it met. */
-  reason?: GatewayRateLimitReason;
+  reason?: Extract<FrontRateLimitReason, 'gateway_throttle'>;
 }
 
 const failed = 'The service failed before completing the request.';

@@ -801,7 +801,12 @@ describe('the API\'s own web ACL', () => {
     const body = acl!.Properties.CustomResponseBodies[response.CustomResponseBodyKey];
     expect(body.ContentType).toBe('APPLICATION_JSON');
     expect(JSON.parse(body.Content)).toEqual({
-      error: { code: 'rate_limit_exceeded', message: expect.stringContaining('retry after 60 seconds'), request_id: expect.stringMatching(/^req_/) },
+      error: {
+        code: 'rate_limit_exceeded',
+        message: expect.stringContaining('retry after 60 seconds'),
+        request_id: expect.stringMatching(/^req_/),
+        details: [{ reason: 'firewall_throttle' }],
+      },
     });
     const associations = resources('AWS::WAFv2::WebACLAssociation');
     for (const association of associations) expect(association.Properties.WebACLArn['Fn::GetAtt'][0]).toMatch(/^IpRateLimitWebAcl/);

@@ -106,14 +106,14 @@ describe('client retries', () => {
     expect(second.requests).toHaveLength(5);
   });
 
-  it("reads the gateway throttle's reason and retries it as the short window", async () => {
-    // The gateway's own 429: Retry-After, no RateLimit-* headers, its reason in the body.
-    const throttled = error(429, 'rate_limit_exceeded', { 'Retry-After': '1' }, [{ reason: 'gateway_throttle' }]);
+  it.each(['gateway_throttle', 'firewall_throttle'])("reads the %s reason of a 429 made in front of the service and retries it as the short window", async (reason) => {
+    // The gateway's or firewall's own 429: Retry-After, no RateLimit-* headers, its reason in the body.
+    const throttled = error(429, 'rate_limit_exceeded', { 'Retry-After': '1' }, [{ reason }]);
     const { client, requests } = scripted(Array.from({ length: 5 }, () => throttled));
     const failure = await client.getUsage().catch((caught) => caught);
     expect(failure).toBeInstanceOf(RateLimitedError);
     expect(failure).not.toBeInstanceOf(AllowanceExhaustedError);
-    expect(failure.reason).toBe('gateway_throttle');
+    expect(failure.reason).toBe(reason);
     expect(requests).toHaveLength(5);
   });
 

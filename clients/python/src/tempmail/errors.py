@@ -73,7 +73,14 @@ class ServiceUnavailableError(TempmailError):
 
 
 #: The reasons a 429's ``details`` give for the limit it met.
-RATE_LIMIT_REASONS = ("allowance_exhausted", "short_window_key", "short_window_account", "key_changes", "gateway_throttle")
+RATE_LIMIT_REASONS = (
+    "allowance_exhausted",
+    "short_window_key",
+    "short_window_account",
+    "key_changes",
+    "gateway_throttle",
+    "firewall_throttle",
+)
 
 
 def rate_limit_reason_of(details: List[ErrorDetail]) -> Optional[str]:
@@ -106,8 +113,9 @@ class RateLimitedError(TempmailError):
         """
         Which limit was met, from the answer's ``details`` (never its message):
         ``"allowance_exhausted"``, ``"short_window_key"``, ``"short_window_account"``,
-        ``"key_changes"`` or ``"gateway_throttle"`` (the API gateway's own throttle); ``None`` for a
-        429 without one (the firewall's rate rule).
+        ``"key_changes"``, ``"gateway_throttle"`` or ``"firewall_throttle"`` (the API gateway's or
+        the firewall's own throttle); ``None`` for a 429 without one (a service older than the
+        reasons).
         """
         return rate_limit_reason_of(self.details)
 
