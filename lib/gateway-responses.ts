@@ -1,4 +1,5 @@
 import { errorBody, type ErrorBody } from '../lambdas/api/error-response';
+import type { FrontRateLimitReason } from '../lambdas/core/errors';
 
 /** The API Gateway REST response types this service rewrites (names as API Gateway spells them). */
 export type GatewayResponseType =
@@ -25,6 +26,8 @@ export interface GatewayResponse {
   message: string;
   /** Fixed headers beyond the two every row has; a gateway response cannot compute a value per request. */
   headers?: Record<string, string>;
+  /** A 429's limit, as its one `details[].reason`: every 429 of the service names the limit it met. */
+  reason?: Extract<FrontRateLimitReason, 'gateway_throttle'>;
 }
 
 const failed = 'The service failed before completing the request.';
@@ -32,7 +35,7 @@ const failed = 'The service failed before completing the request.';
 /**
  * The gateway's own answers (it never reaches a function for these), rewritten into the
  * contract's error shape. The one table both the deployed stack (lib/api.ts) and the local
- * front (local/api-gateway.ts) answer from, so local tests see what AWS does.
+ * front (local/gateway/gateway-error.ts) answer from, so local tests see what AWS does.
  *
  * A gateway response cannot compose `req_` with the request id in a header, so these carry the
  * request id in the body only: the one remaining deviation from the contract (docs/decisions.md).
@@ -48,8 +51,10 @@ export const gatewayResponseTable: readonly GatewayResponse[] = [
   },
   { type: 'ACCESS_DENIED', status: 403, code: 'forbidden', message: 'This account is not entitled to this operation.' },
   { type: 'REQUEST_TOO_LARGE', status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
-  { type: 'THROTTLED', status: 429, code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', headers: { 'Retry-After': '1' } },
-  { type: 'QUOTA_EXCEEDED', status: 429, code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', headers: { 'Retry-After': '60' } },
+  // The stage's per-method throttle, or the account's API Gateway quota, refused the request before any function ran.
+  { type: 'THROTTLED', status: 429, code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', headers: { 'Retry-After': '1' }, reason: 'gateway_throttle' },
+  // A usage plan's quota: the stack declares no usage plan, so this is answered only if one is added; it is the gateway's limit as THROTTLED is.
+  { type: 'QUOTA_EXCEEDED', status: 429, code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', headers: { 'Retry-After': '60' }, reason: 'gateway_throttle' },
   { type: 'BAD_REQUEST_BODY', status: 400, code: 'invalid_request', message: 'The request is invalid.' },
   { type: 'BAD_REQUEST_PARAMETERS', status: 400, code: 'invalid_request', message: 'The request is invalid.' },
   { type: 'AUTHORIZER_FAILURE', status: 500, code: 'internal_error', message: failed },
@@ -83,7 +88,7 @@ export function gatewayResponseHeaders(response: GatewayResponse): Record<string
  * (`req_$context.requestId`); the local front passes the request id it made.
  */
 export function gatewayResponseBody(response: GatewayResponse, requestId: string): ErrorBody {
-  return errorBody(response.code, response.message, requestId);
+  return errorBody(response.code, response.message, requestId, response.reason && [{ reason: response.reason }]);
 }
 
 /** The request id in a deployed gateway response's body template. */

@@ -1,5 +1,7 @@
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import type { ErrorBody } from '../lambdas/api/error-response';
+import type { FrontRateLimitReason } from '../lambdas/core/errors';
 import { originVerifyHeader, originVerifyValue, viewerAddressHeader } from './viewer-address';
 
 /** WAF counts a client's requests over this window (seconds); a blocked client retries after it. */
@@ -16,19 +18,22 @@ export interface IpRateLimitProps {
  * so one anonymous client cannot take the stage's throttle (and two functions per request) from
  * everyone. WAF answers the block itself, before API Gateway: a custom response in the contract's
  * error shape, 429 `rate_limit_exceeded` with `Retry-After` (a WAF custom response takes
- * precedence over the gateway's responses). WAF cannot insert the gateway's request id, so the
- * body names none (docs/decisions.md).
+ * precedence over the gateway's responses), naming its limit as every 429 does (`details[0].reason`
+ * `firewall_throttle`). WAF cannot insert the gateway's request id, so the body names none
+ * (docs/decisions.md).
  */
 export class IpRateLimit extends Construct {
   readonly webAclArn: string;
 
   constructor(scope: Construct, id: string, props: IpRateLimitProps) {
     super(scope, id);
-    const body = {
+    const reason: FrontRateLimitReason = 'firewall_throttle';
+    const body: ErrorBody = {
       error: {
         code: 'rate_limit_exceeded',
         message: `Too many requests from this network location; retry after ${ipRateWindowSeconds} seconds.`,
         request_id: 'req_waf',
+        details: [{ reason }],
       },
     };
     const action = {

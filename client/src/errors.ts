@@ -123,12 +123,19 @@ export class RedirectError extends UnexpectedResponseError {
 
 /**
  * Which limit a 429 met, from its `details[0].reason`: the used-up allowance, the key's or the
- * account's short window, or the console's hourly key changes. Undefined for a 429 without one
- * (the gateway's own throttle, or a service older than the reasons).
+ * account's short window, the console's hourly key changes, or the API gateway's or the
+ * firewall's own throttle. Undefined for a 429 without one (a service older than the reasons).
  */
-export type RateLimitReason = 'allowance_exhausted' | 'short_window_key' | 'short_window_account' | 'key_changes';
+export type RateLimitReason = 'allowance_exhausted' | 'short_window_key' | 'short_window_account' | 'key_changes' | 'gateway_throttle' | 'firewall_throttle';
 
-const rateLimitReasons: readonly string[] = ['allowance_exhausted', 'short_window_key', 'short_window_account', 'key_changes'] satisfies RateLimitReason[];
+const rateLimitReasons: readonly string[] = [
+  'allowance_exhausted',
+  'short_window_key',
+  'short_window_account',
+  'key_changes',
+  'gateway_throttle',
+  'firewall_throttle',
+] satisfies RateLimitReason[];
 
 /** The reason a 429's details give, if it is one the client knows. */
 export function rateLimitReasonOf(details: readonly ErrorDetail[]): RateLimitReason | undefined {

@@ -99,6 +99,13 @@ export class PolicyViolation extends ServiceError {
  */
 export type RateLimitReason = 'allowance_exhausted' | 'short_window_key' | 'short_window_account' | 'key_changes';
 
+/**
+ * The reason of a 429 made in front of the service's functions, never thrown by the core: the API
+ * gateway's own throttle (lib/gateway-responses.ts) and the firewall's rate rule (lib/web-acl.ts).
+ * Named here beside the core's so the contract's list is read in one place.
+ */
+export type FrontRateLimitReason = 'gateway_throttle' | 'firewall_throttle';
+
 /** 429: the short-window limit, the allowance or the console's key-change limit was reached. Not charged. */
 export class RateLimited extends ServiceError {
   readonly code = 'rate_limit_exceeded';

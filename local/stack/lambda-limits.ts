@@ -1,4 +1,4 @@
-import { InvocationRejected } from '../gateway-limits';
+import { InvocationRejected } from '../gateway/gateway-limits';
 
 /**
  * Lambda's payload limits, as the service applies them to an invocation (docs/start-stack.md,

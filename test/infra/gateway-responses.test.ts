@@ -44,8 +44,17 @@ describe("the deployed gateway's own answers, built from the one gateway respons
       ...Object.fromEntries(Object.entries(row.headers ?? {}).map(([name, value]) => [`gatewayresponse.header.${name}`, `'${value}'`])),
     });
     expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({
-      error: { code: row.code, message: row.message, request_id: 'req_$context.requestId' },
+      error: { code: row.code, message: row.message, request_id: 'req_$context.requestId', ...(row.reason ? { details: [{ reason: row.reason }] } : {}) },
     });
+  });
+
+  it("names the limit of the gateway's own 429, as every 429 of the service does", () => {
+    const throttled = JSON.parse(responses.get('THROTTLED')!.ResponseTemplates['application/json']);
+    expect(throttled.error).toMatchObject({ code: 'rate_limit_exceeded', details: [{ reason: 'gateway_throttle' }] });
+    for (const response of responses.values()) {
+      if (response.StatusCode !== '429') continue;
+      expect(JSON.parse(response.ResponseTemplates['application/json']).error.details).toEqual([{ reason: 'gateway_throttle' }]);
+    }
   });
 
   it('sets no X-Request-Id header: a gateway response cannot compose one per request', () => {

@@ -209,7 +209,9 @@ describe('the API', () => {
       const response = byType.get(type);
       expect(response?.StatusCode).toBe(status);
       const body = JSON.parse(response!.ResponseTemplates['application/json']);
-      expect(body).toEqual({ error: { code, message: expect.any(String), request_id: 'req_$context.requestId' } });
+      // A 429 names its limit, as every 429 of the service does.
+      const details = status === '429' ? { details: [{ reason: 'gateway_throttle' }] } : {};
+      expect(body).toEqual({ error: { code, message: expect.any(String), request_id: 'req_$context.requestId', ...details } });
       expect(response!.ResponseParameters['gatewayresponse.header.Cache-Control']).toBe("'private, no-store'");
     }
     expect(byType.get('THROTTLED')!.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
@@ -799,7 +801,12 @@ describe('the API\'s own web ACL', () => {
     const body = acl!.Properties.CustomResponseBodies[response.CustomResponseBodyKey];
     expect(body.ContentType).toBe('APPLICATION_JSON');
     expect(JSON.parse(body.Content)).toEqual({
-      error: { code: 'rate_limit_exceeded', message: expect.stringContaining('retry after 60 seconds'), request_id: expect.stringMatching(/^req_/) },
+      error: {
+        code: 'rate_limit_exceeded',
+        message: expect.stringContaining('retry after 60 seconds'),
+        request_id: expect.stringMatching(/^req_/),
+        details: [{ reason: 'firewall_throttle' }],
+      },
     });
     const associations = resources('AWS::WAFv2::WebACLAssociation');
     for (const association of associations) expect(association.Properties.WebACLArn['Fn::GetAtt'][0]).toMatch(/^IpRateLimitWebAcl/);

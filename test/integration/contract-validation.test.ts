@@ -177,13 +177,13 @@ describe('response validation against openapi/openapi.yaml', () => {
 
   describe("holds a gateway-made answer to its own row of the gateway table, for its route and status", () => {
     const gatewayId = 'a1b2c3d4-0000-4000-8000-000000000009';
-    const made = (status: number, code: string, message: string, headers: Record<string, string> = {}): Canned => ({
+    const made = (status: number, code: string, message: string, headers: Record<string, string> = {}, details?: { reason: string }[]): Canned => ({
       status,
       headers: { 'Content-Type': 'application/json', 'Cache-Control': 'private, no-store', 'x-amzn-RequestId': gatewayId, ...headers },
-      body: JSON.stringify({ error: { code, message, request_id: `req_${gatewayId}` } }),
+      body: JSON.stringify({ error: { code, message, request_id: `req_${gatewayId}`, ...(details ? { details } : {}) } }),
     });
     const noRoute = () => made(404, 'resource_not_found', 'No such route.');
-    const throttled = (headers: Record<string, string> = {}) => made(429, 'rate_limit_exceeded', 'Too many requests; slow down.', headers);
+    const throttled = (headers: Record<string, string> = {}) => made(429, 'rate_limit_exceeded', 'Too many requests; slow down.', headers, [{ reason: 'gateway_throttle' }]);
 
     it("takes the no-route 404 only where no operation matches", async () => {
       expect(await problemsOf('DELETE', '/v1/usage', noRoute())).toEqual([]);
@@ -207,6 +207,11 @@ describe('response validation against openapi/openapi.yaml', () => {
       expect(await problemsOf('GET', '/v1/usage', throttled({ 'Retry-After': '1', 'RateLimit-Remaining': '5' }))).toEqual([
         expect.stringMatching(/header ratelimit-remaining is not one the gateway's row gives/),
       ]);
+    });
+
+    it("takes the gateway's 429 only with the reason its row names", async () => {
+      const withoutReason = made(429, 'rate_limit_exceeded', 'Too many requests; slow down.', { 'Retry-After': '1' });
+      expect(await problemsOf('GET', '/v1/usage', withoutReason)).toEqual(expect.arrayContaining([expect.stringMatching(/header X-Request-Id is missing/)]));
     });
   });
 

@@ -236,7 +236,12 @@ describe('the API from a variant of the template', () => {
       'x-request-id': null,
     });
     expect(await throttled.json()).toEqual({
-      error: { code: 'rate_limit_exceeded', message: 'Too many requests; slow down.', request_id: `req_${throttled.headers.get('x-amzn-requestid')}` },
+      error: {
+        code: 'rate_limit_exceeded',
+        message: 'Too many requests; slow down.',
+        request_id: `req_${throttled.headers.get('x-amzn-requestid')}`,
+        details: [{ reason: 'gateway_throttle' }],
+      },
     });
     expect(invocationsOf(variant, 'ApilistDomainsFunction')).toBe(ran);
     // A second on the gateway's clock refills one request.

@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
-import { gatewayResponseHeaders, gatewayResponseTable, type GatewayResponse } from '../../lib/gateway-responses';
+import { isDeepStrictEqual } from 'node:util';
+import { gatewayResponseBody, gatewayResponseHeaders, gatewayResponseTable, type GatewayResponse } from '../../lib/gateway-responses';
 import { recordExercised } from './contract-coverage';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -221,8 +222,8 @@ export function contractProblems(method: string, url: URL, status: number, heade
 
 /**
  * The row of the gateway table (lib/gateway-responses.ts) of an answer the gateway made itself,
- * or undefined: no `X-Request-Id` header, a row's status, code and message, and the request id in
- * the body that the gateway's own `x-amzn-RequestId` header names.
+ * or undefined: no `X-Request-Id` header, a row's status, and exactly the row's body (code,
+ * message, a 429's reason) with the request id the gateway's own `x-amzn-RequestId` header names.
  */
 function gatewayMadeError(status: number, headers: Headers, body: string | undefined): GatewayResponse | undefined {
   if (headers.has('x-request-id') || body === undefined) return undefined;
@@ -232,10 +233,8 @@ function gatewayMadeError(status: number, headers: Headers, body: string | undef
   } catch {
     return undefined;
   }
-  const error = envelope?.error;
-  if (!error || error.request_id !== `req_${headers.get('x-amzn-requestid')}` || Object.keys(envelope).length !== 1) return undefined;
-  if (Object.keys(error).some((name) => !['code', 'message', 'request_id'].includes(name))) return undefined;
-  return gatewayResponseTable.find((row) => row.status === status && row.code === error.code && row.message === error.message);
+  const requestId = `req_${headers.get('x-amzn-requestid')}`;
+  return gatewayResponseTable.find((row) => row.status === status && isDeepStrictEqual(envelope, gatewayResponseBody(row, requestId)));
 }
 
 /** The gateway's 404 rows: its answers to a method and path no route has. */

@@ -441,7 +441,7 @@ export interface components {
             error: {
                 /** @constant */
                 code?: "rate_limit_exceeded";
-                /** @description Which limit was met, in its one entry's `reason`; the code stays one for all of them. `allowance_exhausted`: the account's request allowance is used up (it does not come back by waiting a minute). `short_window_key` / `short_window_account`: the key's or the account's requests in the current minute reached the short-window limit; retry after `Retry-After`. `key_changes`: the console's key creations and revocations for this account reached their hourly limit. A 429 of the gateway's or firewall's own throttle carries no `details`. */
+                /** @description Which limit was met, in its one entry's `reason`; the code stays one for all of them. `allowance_exhausted`: the account's request allowance is used up (it does not come back by waiting a minute). `short_window_key` / `short_window_account`: the key's or the account's requests in the current minute reached the short-window limit; retry after `Retry-After`. `key_changes`: the console's key creations and revocations for this account reached their hourly limit. `gateway_throttle`: the API gateway's own throttle (the stage's per-method rate, or the gateway's account-wide rate) refused the request before the service saw it, so it has no `X-Request-Id` or `RateLimit-*` headers; retry after `Retry-After`. `firewall_throttle`: the deployment's firewall refused one network location's requests over its per-minute rate, before the gateway saw them (its `request_id` is the fixed `req_waf`); retry after `Retry-After`. */
                 details?: unknown;
             } & components["schemas"]["Error"];
         };

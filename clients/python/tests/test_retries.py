@@ -106,6 +106,17 @@ def test_tells_the_limit_of_a_429_from_its_reason_not_its_headers() -> None:
     assert (limited.value.reason, len(service.requests)) == ("short_window_key", 5)
 
 
+@pytest.mark.parametrize("reason", ["gateway_throttle", "firewall_throttle"])
+def test_reads_the_reason_of_a_429_made_in_front_of_the_service_and_retries_it_as_the_short_window(reason: str) -> None:
+    # The gateway's or firewall's own 429: Retry-After, no RateLimit-* headers, its reason in the body.
+    service = StandIn()
+    service.script = [error_answer(429, "rate_limit_exceeded", {"retry-after": "1"}, reason)] * 5
+    with pytest.raises(RateLimitedError) as limited:
+        service.client.get_usage()
+    assert not isinstance(limited.value, AllowanceExhaustedError)
+    assert (limited.value.reason, len(service.requests)) == (reason, 5)
+
+
 def test_a_429_without_a_reason_has_none_and_falls_back_to_the_remaining_header() -> None:
     service = StandIn()
     service.script = [error_answer(429, "rate_limit_exceeded", {"retry-after": "60", "ratelimit-remaining": "0"})]

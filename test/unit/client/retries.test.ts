@@ -106,6 +106,17 @@ describe('client retries', () => {
     expect(second.requests).toHaveLength(5);
   });
 
+  it.each(['gateway_throttle', 'firewall_throttle'])("reads the %s reason of a 429 made in front of the service and retries it as the short window", async (reason) => {
+    // The gateway's or firewall's own 429: Retry-After, no RateLimit-* headers, its reason in the body.
+    const throttled = error(429, 'rate_limit_exceeded', { 'Retry-After': '1' }, [{ reason }]);
+    const { client, requests } = scripted(Array.from({ length: 5 }, () => throttled));
+    const failure = await client.getUsage().catch((caught) => caught);
+    expect(failure).toBeInstanceOf(RateLimitedError);
+    expect(failure).not.toBeInstanceOf(AllowanceExhaustedError);
+    expect(failure.reason).toBe(reason);
+    expect(requests).toHaveLength(5);
+  });
+
   it('leaves the reason undefined for a 429 without one and falls back to RateLimit-Remaining', async () => {
     const { client } = scripted([error(429, 'rate_limit_exceeded', { 'Retry-After': '60', 'RateLimit-Remaining': '0' })]);
     const failure = await client.getUsage().catch((caught) => caught);

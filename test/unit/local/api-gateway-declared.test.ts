@@ -8,7 +8,7 @@ import {
   type RequestAuthorizer,
   type RouteFunction,
 } from '../../../local/api-gateway';
-import { declaredGatewayResponse, gatewayResponse, type GatewayResponseType } from '../../../lib/gateway-responses';
+import { declaredGatewayResponse, gatewayResponse, gatewayResponseBody, type GatewayResponseType } from '../../../lib/gateway-responses';
 import { TestClock } from '../../support/test-clock';
 
 /**
@@ -59,13 +59,15 @@ async function withGateway(api: Partial<GatewayApi> & { methods: GatewayMethod[]
   }
 }
 
-/** The answer is the declared gateway response of this type, with the gateway's request id in its body. */
-async function expectDeclared(response: Response, type: GatewayResponseType) {
+/** The answer is the declared gateway response of this type, with the gateway's request id in its body; the body is returned. */
+async function expectDeclared(response: Response, type: GatewayResponseType): Promise<unknown> {
   const row = gatewayResponse(type);
   expect(response.status).toBe(row.status);
   expect(response.headers.get('cache-control')).toBe('private, no-store');
   expect(response.headers.get('retry-after')).toBe(row.headers?.['Retry-After'] ?? null);
-  expect(await response.json()).toEqual({ error: { code: row.code, message: row.message, request_id: `req_${response.headers.get('x-amzn-requestid')}` } });
+  const body: unknown = await response.json();
+  expect(body).toEqual(gatewayResponseBody(row, `req_${response.headers.get('x-amzn-requestid')}`));
+  return body;
 }
 
 const method = (path: string, overrides: Partial<GatewayMethod> = {}): GatewayMethod => ({
@@ -182,7 +184,10 @@ describe("the stage's throttle", () => {
     await withGateway({ methods }, clock, async (url) => {
       expect((await fetch(`${url}/slow`)).status).toBe(200);
       expect((await fetch(`${url}/slow`)).status).toBe(200);
-      await expectDeclared(await fetch(`${url}/slow`), 'THROTTLED');
+      // Like every 429 of the service, the gateway's own names the limit it met.
+      expect(await expectDeclared(await fetch(`${url}/slow`), 'THROTTLED')).toMatchObject({
+        error: { code: 'rate_limit_exceeded', details: [{ reason: 'gateway_throttle' }] },
+      });
       expect(seen).toHaveLength(2);
       expect((await fetch(`${url}/free`)).status).toBe(200);
       clock.advance(1000);

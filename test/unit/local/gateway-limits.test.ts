@@ -1,4 +1,4 @@
-import { declaredGatewayResponse, gatewayResponse, type GatewayResponseType } from '../../../lib/gateway-responses';
+import { declaredGatewayResponse, gatewayResponse, gatewayResponseBody, type GatewayResponseType } from '../../../lib/gateway-responses';
 import { InvocationRejected, startApiGateway, type GatewayMethod, type RouteFunction } from '../../../local/api-gateway';
 
 /**
@@ -64,7 +64,7 @@ describe("the stack's declared gateway responses", () => {
     const row = gatewayResponse(type);
     expect(answer.status).toBe(row.status);
     expect(answer.headers.get('retry-after')).toBe(row.headers?.['Retry-After'] ?? null);
-    expect(answer.body).toEqual({ error: { code: row.code, message: row.message, request_id: `req_${answer.headers.get('x-amzn-requestid')}` } });
+    expect(answer.body).toEqual(gatewayResponseBody(row, `req_${answer.headers.get('x-amzn-requestid')}`));
   };
 
   it('answers a failed or refused integration as its INTEGRATION_FAILURE response (500 internal_error)', async () => {

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { gatewayMaxBodyBytes, startApiGateway, type AuthorizerFunction, type RouteFunction } from '../../../local/api-gateway';
 import { routeTableApi } from '../../../local/route-table-api';
-import { gatewayResponse, gatewayResponseTable, type GatewayResponseType } from '../../../lib/gateway-responses';
+import { gatewayResponse, gatewayResponseBody, gatewayResponseTable, type GatewayResponseType } from '../../../lib/gateway-responses';
 
 const allow: AuthorizerFunction = async (): Promise<APIGatewayAuthorizerResult> => ({
   principalId: 'acc_x',
@@ -56,7 +56,7 @@ function expectGatewayResponse(response: Response & { text: string }, type: Gate
   expect(response.headers.get('x-request-id')).toBeNull();
   const gatewayId = response.headers.get('x-amzn-requestid');
   expect(gatewayId).toMatch(/^[0-9a-f-]{36}$/);
-  expect(JSON.parse(response.text)).toEqual({ error: { code: row.code, message: row.message, request_id: `req_${gatewayId}` } });
+  expect(JSON.parse(response.text)).toEqual(gatewayResponseBody(row, `req_${gatewayId}`));
 }
 
 describe('the local front answers its own failures from the deployed gateway response table', () => {
@@ -93,13 +93,14 @@ describe('the local front answers its own failures from the deployed gateway res
 });
 
 describe('the gateway response table', () => {
-  it('has one row per response type, each a contract error with Retry-After where the contract asks', () => {
+  it('has one row per response type, each a contract error with Retry-After where the contract asks, and a 429 naming its limit', () => {
     const types = gatewayResponseTable.map((row) => row.type);
     expect(new Set(types).size).toBe(types.length);
     for (const row of gatewayResponseTable) {
       expect(row.code).toMatch(/^[a-z][a-z0-9_]{2,63}$/);
       expect(row.status).toBeGreaterThanOrEqual(400);
       if (row.status === 429 || row.status === 503) expect(Number(row.headers?.['Retry-After'])).toBeGreaterThanOrEqual(1);
+      if (row.status === 429) expect(gatewayResponseBody(row, 'req_x').error.details).toEqual([{ reason: 'gateway_throttle' }]);
       expect(Object.keys(row.headers ?? {}).map((name) => name.toLowerCase())).not.toContain('x-request-id');
     }
   });

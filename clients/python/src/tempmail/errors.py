@@ -73,7 +73,14 @@ class ServiceUnavailableError(TempmailError):
 
 
 #: The reasons a 429's ``details`` give for the limit it met.
-RATE_LIMIT_REASONS = ("allowance_exhausted", "short_window_key", "short_window_account", "key_changes")
+RATE_LIMIT_REASONS = (
+    "allowance_exhausted",
+    "short_window_key",
+    "short_window_account",
+    "key_changes",
+    "gateway_throttle",
+    "firewall_throttle",
+)
 
 
 def rate_limit_reason_of(details: List[ErrorDetail]) -> Optional[str]:
@@ -105,8 +112,10 @@ class RateLimitedError(TempmailError):
     def reason(self) -> Optional[str]:
         """
         Which limit was met, from the answer's ``details`` (never its message):
-        ``"allowance_exhausted"``, ``"short_window_key"``, ``"short_window_account"`` or
-        ``"key_changes"``; ``None`` for a 429 without one (the gateway's own throttle).
+        ``"allowance_exhausted"``, ``"short_window_key"``, ``"short_window_account"``,
+        ``"key_changes"``, ``"gateway_throttle"`` or ``"firewall_throttle"`` (the API gateway's or
+        the firewall's own throttle); ``None`` for a 429 without one (a service older than the
+        reasons).
         """
         return rate_limit_reason_of(self.details)
 

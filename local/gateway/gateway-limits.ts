@@ -1,4 +1,4 @@
-import type { GatewayResponseType } from '../lib/gateway-responses';
+import type { GatewayResponseType } from '../../lib/gateway-responses';
 
 /**
  * API Gateway REST's limits on a request and its integration, and how the gateway answers an
