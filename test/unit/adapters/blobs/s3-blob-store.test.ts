@@ -61,6 +61,8 @@ describe('S3BlobStore when S3 fails', () => {
     ['ServiceUnavailable', 503],
     ['InternalError', 500],
     ['ThrottlingException', 400],
+    // A 5xx of a name nobody listed is still the service's fault, not the request's.
+    ['BadGateway', 502],
   ])('turns a %s answer to a put or a get into 503 Unavailable', async (code, status) => {
     s3.fail({ command: 'PutObject', answer: { status, code } });
     s3.fail({ command: 'GetObject', answer: { status, code } });
