@@ -44,7 +44,7 @@ export function faultPlan() {
       const { kind } = planned;
       planned = undefined;
       injected += 1;
-      // The S3 blob store surfaces these as `Unavailable` (its own mapping); DynamoDB errors arrive raw at the adapters.
+      // The S3 blob store's client maps these to `Unavailable` before the store returns; DynamoDB errors arrive raw at the adapters.
       throw store === 'blobs' ? new Unavailable(1, { cause: faultError(kind, store) }) : faultError(kind, store);
     }
   }

@@ -12,9 +12,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { BlobsNotDeleted, Unavailable } from '../../core/errors';
+import { BlobsNotDeleted } from '../../core/errors';
 import type { BlobRead, BlobStore, ListedBlob } from '../../core/ports/blob-store';
-import { storageFailure } from '../storage-errors';
+import { mapStorageErrors } from '../storage-errors';
 import { assertBlobKey, assertBlobPrefix } from './blob-keys';
 
 /** Parts of a streamed upload: above S3's 5 MiB minimum, and the most of a stream held in memory. */
@@ -22,10 +22,6 @@ export const partBytes = 8 * 1024 * 1024;
 
 /** S3's most keys in one DeleteObjects call. */
 export const deleteBatchKeys = 1000;
-
-/** S3's "try again shortly" answers that the shared DynamoDB mapping does not name. */
-const s3TransientNames = new Set(['InternalError', 'Throttling', 'TooManyRequestsException']);
-const s3TransientCodes = new Set(['ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 export interface S3BlobStoreOptions {
   /** Put before every key (e.g. `blobs/`, ending in `/`); keys are listed without it. */
@@ -38,7 +34,11 @@ interface ObjectTarget {
   ContentType?: string;
 }
 
-/** The production BlobStore: one S3 object per blob; streams go up in 8 MiB multipart parts. */
+/**
+ * The production BlobStore: one S3 object per blob; streams go up in 8 MiB multipart parts. Its
+ * client's failures arrive mapped (503 `Unavailable` for S3's "slow down" and any 5xx, or a
+ * connection that broke): the store puts the shared mapping into the client it is given, once.
+ */
 export class S3BlobStore implements BlobStore {
   private readonly keyPrefix: string;
 
@@ -50,6 +50,7 @@ export class S3BlobStore implements BlobStore {
     this.keyPrefix = options.keyPrefix ?? '';
     if (this.keyPrefix !== '' && !this.keyPrefix.endsWith('/')) throw new Error('An S3 key prefix must end with "/".');
     assertBlobPrefix(this.keyPrefix);
+    mapStorageErrors(client);
   }
 
   /** Bytes, and streams shorter than one part, go up in one PutObject; longer streams in parts. */
@@ -75,13 +76,13 @@ export class S3BlobStore implements BlobStore {
     try {
       output = await this.client.send(command);
     } catch (error) {
-      const { name, $metadata, $response } = (error ?? {}) as AwsError;
+      const { name, $metadata, $response } = (error ?? {}) as S3Answer;
       // A matching conditional read arrives as an error: HTTP 304, named 'Unknown' by the SDK.
       if ($metadata?.httpStatusCode === 304 && ifNoneMatch !== undefined) {
         return { notModified: true, etag: $response?.headers?.etag ?? ifNoneMatch };
       }
       if (name === 'NoSuchKey' || ($metadata?.httpStatusCode === 404 && name !== 'NoSuchBucket')) return undefined;
-      throw s3Failure(error);
+      throw error;
     }
     const { Body, ETag, ContentLength, ContentType } = output;
     if (!(Body instanceof Readable) || ETag === undefined) throw new Error('S3 answered a read without a body stream or ETag.');
@@ -96,7 +97,7 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     const command = new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
-    await guardS3(() => this.client.send(command));
+    await this.client.send(command);
   }
 
   /**
@@ -112,7 +113,7 @@ export class S3BlobStore implements BlobStore {
       const chunk = objectKeys.slice(start, start + deleteBatchKeys);
       const command = new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } });
       try {
-        const { Errors } = await guardS3(() => this.client.send(command));
+        const { Errors } = await this.client.send(command);
         for (const error of Errors ?? []) {
           failures.push({ key: (error.Key ?? '').slice(this.keyPrefix.length), reason: error.Code ?? 'unknown' });
         }
@@ -134,7 +135,7 @@ export class S3BlobStore implements BlobStore {
         ContinuationToken: token,
         ...(options.startAfter === undefined ? {} : { StartAfter: this.keyPrefix + options.startAfter }),
       });
-      const page = await guardS3(() => this.client.send(command));
+      const page = await this.client.send(command);
       for (const object of page.Contents ?? []) {
         if (object.Key === undefined || object.LastModified === undefined) continue;
         yield { key: object.Key.slice(this.keyPrefix.length), written: object.LastModified };
@@ -150,13 +151,13 @@ export class S3BlobStore implements BlobStore {
 
   private async putBytes(target: ObjectTarget, bytes: Buffer): Promise<{ size: number }> {
     const command = new PutObjectCommand({ ...target, Body: bytes, ContentLength: bytes.length });
-    await guardS3(() => this.client.send(command));
+    await this.client.send(command);
     return { size: bytes.length };
   }
 
   /** A multipart upload, one part in flight at a time; aborted if the source or S3 fails. */
   private async putParts(target: ObjectTarget, first: Buffer, rest: AsyncGenerator<Buffer>): Promise<{ size: number }> {
-    const created = await guardS3(() => this.client.send(new CreateMultipartUploadCommand(target)));
+    const created = await this.client.send(new CreateMultipartUploadCommand(target));
     const upload = { Bucket: target.Bucket, Key: target.Key, UploadId: created.UploadId };
     const completed: CompletedPart[] = [];
     let size = 0;
@@ -164,14 +165,14 @@ export class S3BlobStore implements BlobStore {
       for (let part: Buffer | undefined = first; part !== undefined; ) {
         const PartNumber = completed.length + 1;
         const command = new UploadPartCommand({ ...upload, PartNumber, Body: part, ContentLength: part.length });
-        const { ETag } = await guardS3(() => this.client.send(command));
+        const { ETag } = await this.client.send(command);
         completed.push({ PartNumber, ETag });
         size += part.length;
         const next = await rest.next();
         part = next.done ? undefined : next.value;
       }
       const complete = new CompleteMultipartUploadCommand({ ...upload, MultipartUpload: { Parts: completed } });
-      await guardS3(() => this.client.send(complete));
+      await this.client.send(complete);
       return { size };
     } catch (error) {
       await rest.return(undefined);
@@ -183,31 +184,11 @@ export class S3BlobStore implements BlobStore {
   }
 }
 
-interface AwsError {
+/** What S3's error answers to a read carry that the store judges: a missing key, or a matching ETag. */
+interface S3Answer {
   name?: string;
-  code?: string;
   $metadata?: { httpStatusCode?: number };
   $response?: { headers?: Record<string, string | undefined> };
-}
-
-/** The DynamoDB adapters' mapping, plus S3's own transient names and any 5xx answer: 503 `Unavailable`. */
-function s3Failure(error: unknown): unknown {
-  const mapped = storageFailure(error);
-  if (mapped !== error) return mapped;
-  const { name, code, $metadata } = (error ?? {}) as AwsError;
-  const transient =
-    (name !== undefined && s3TransientNames.has(name)) ||
-    (code !== undefined && s3TransientCodes.has(code)) ||
-    ($metadata?.httpStatusCode ?? 0) >= 500;
-  return transient ? new Unavailable(1, { cause: error }) : error;
-}
-
-async function guardS3<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw s3Failure(error);
-  }
 }
 
 /** Cuts a stream into parts of exactly `partBytes`, the last one shorter; holds one part at a time. */

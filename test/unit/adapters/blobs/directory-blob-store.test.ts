@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DirectoryBlobStore } from '../../../lambdas/adapters/blobs/directory-blob-store';
-import { bodyOf, collectKeys, describeBlobStoreContract } from '../../support/blob-store-contract';
-import { TestClock } from '../../support/test-clock';
+import { DirectoryBlobStore } from '../../../../lambdas/adapters/blobs/directory-blob-store';
+import { bodyOf, collectKeys, describeBlobStoreContract } from '../../../support/blob-store-contract';
+import { TestClock } from '../../../support/test-clock';
 
 const mib = 1024 * 1024;
 

@@ -1,10 +1,10 @@
-import { DynamoDbDeliveryReads } from '../../../../lambdas/adapters/dynamodb/dynamodb-delivery-reads';
-import { DynamoDbMessageStore } from '../../../../lambdas/adapters/dynamodb/dynamodb-message-store';
-import { mapStorageErrors } from '../../../../lambdas/adapters/storage-errors';
-import { PermanentStorageFault, Unavailable } from '../../../../lambdas/core/errors';
-import { messageRecord } from '../../../support/message-records';
-import { startLocalTables, type LocalTables } from '../../../support/local-tables';
-import { storageFaults } from '../../../support/storage-faults';
+import { DynamoDbDeliveryReads } from '../../../lambdas/adapters/dynamodb/dynamodb-delivery-reads';
+import { DynamoDbMessageStore } from '../../../lambdas/adapters/dynamodb/dynamodb-message-store';
+import { mapStorageErrors } from '../../../lambdas/adapters/storage-errors';
+import { PermanentStorageFault, Unavailable } from '../../../lambdas/core/errors';
+import { messageRecord } from '../../support/message-records';
+import { startLocalTables, type LocalTables } from '../../support/local-tables';
+import { storageFaults } from '../../support/storage-faults';
 
 let tables: LocalTables;
 beforeAll(async () => {
@@ -23,6 +23,7 @@ function throttled(command: string, table: string, times = 1) {
   return client;
 }
 
+// The S3 client carries the same mapping: test/unit/adapters/blobs/s3-blob-store.test.ts meets it with faults answered in HTTP.
 describe('storage errors, mapped once by the document client for every store', () => {
   it("takes DynamoDB's ValidationException for the permanent fault it is", async () => {
     const store = new DynamoDbMessageStore(tables.client(), tables.names.messages);
