@@ -15,6 +15,8 @@ import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
 import { FunctionClock } from '../../local/stack/function-clock';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
+import { startLocal } from '../../local/start-local';
+import { memoryLogger } from '../support/memory-logger';
 import { readStack, type Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
@@ -615,6 +617,12 @@ describe('the stack shape: time-outs, memory and the dead-letter queue', () => {
         heap: expect.objectContaining({ maxOldGenerationSizeMb: memory - newSpace, maxYoungGenerationSizeMb: 3 * Math.floor(newSpace / 2) }),
       });
     }
+  });
+
+  it("refuses a second local service on the data directory it uses, its own or npm start's (one guard for both)", async () => {
+    const inUse = `another local service is using ${dataDir}`;
+    await expect(startStack({ ...config, dataDir }, { cdkOut, logger: memoryLogger() })).rejects.toThrow(inUse);
+    await expect(startLocal({ ...config, dataDir })).rejects.toThrow(inUse);
   });
 
   it('let SES store raw mail only as the bucket policy allows it', () => {
