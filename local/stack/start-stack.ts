@@ -21,6 +21,7 @@ import { s3StandIn } from './s3-stand-in';
 import { startScheduleRunner } from './schedule-runner';
 import { startStackGateway } from './stack-gateway';
 import { startQueues } from './sqs-queues';
+import { ignoredSettings } from './stack-settings';
 import { startStackStorage } from './stack-storage';
 import { apiFunctions, readGatewayApi, unservedParts } from './gateway-template';
 import { localResolver, nameTablesLocally, readStack, receiptRules, resourcePolicies, schedules, stackFunctions, stackQueues, type Template } from './template';
@@ -90,6 +91,8 @@ export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | '
  */
 export async function startStack(config: LocalConfig, options: StackOptions = {}): Promise<StackRuntime> {
   const logger = options.logger ?? jsonLogger(config.logLevel, (line) => process.stderr.write(`${line}\n`));
+  // What npm start takes and the deployed stack has no place for is named, not silently dropped.
+  for (const setting of ignoredSettings(config)) logger.warn('setting not applied by start:stack', { variables: setting.variables.join(', '), reason: setting.reason });
   // The time of the AWS services the stack stands in for (SES's receipt, EventBridge's schedule):
   // the functions' own, so that a test moving their clock moves the events' times with it.
   const servicesClock: Clock = options.clock ?? systemClock;
