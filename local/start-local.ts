@@ -1,5 +1,3 @@
-import { mkdir, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/document-client';
@@ -24,10 +22,12 @@ import type { Logger } from '../lambdas/core/ports/logger';
 import { startApiGateway, type ProxyFunction, type RouteFunction, type StreamingFunction } from './api-gateway';
 import { installLambdaResponseStreaming } from './lambda-response-streaming';
 import { routeTableApi } from './route-table-api';
+import { blobDirectory } from './blob-directory';
 import type { LocalConfig } from './config';
 import { loadCursorSecret } from './cursor-secret';
 import { startConsoleFront, type ConsoleFront } from './console-front';
-import { announceEndpoint, runningEndpoint, withdrawEndpoint } from './endpoint-file';
+import { claimDataDir } from './claim-data-dir';
+import { announceEndpoint, withdrawEndpoint } from './endpoint-file';
 import { ensureTables, startLocalDynamoDb } from './local-dynamodb';
 import { runAsIs, type FunctionScope } from './function-scope';
 import { smtpDelivery } from './smtp-delivery';
@@ -78,11 +78,7 @@ export interface LocalOverrides {
  * ones that ship to Lambda.
  */
 export async function startLocal(config: LocalConfig, overrides: LocalOverrides = {}): Promise<LocalRuntime> {
-  if (config.dataDir) {
-    await mkdir(config.dataDir, { recursive: true });
-    const running = await runningEndpoint(config.dataDir);
-    if (running) throw new Error(`another local service is using ${config.dataDir} (its DynamoDB answers at ${running})`);
-  }
+  await claimDataDir(config.dataDir);
   const dynamodb = await startLocalDynamoDb({ path: config.dataDir && join(config.dataDir, 'dynamodb') });
   const tableNames = localTableNames();
   await ensureTables(dynamodb.endpoint, tableNames);
@@ -104,7 +100,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
       },
       overrides,
     ),
-    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(await localBlobStore(config.dataDir, overrides.clock ?? systemClock)),
+    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(new DirectoryBlobStore(await blobDirectory(config.dataDir), overrides.clock ?? systemClock)),
   };
   for (const domain of config.domains) await addDomain(domain, services);
 
@@ -194,11 +190,4 @@ async function loadRouteFunctions(
     );
   }
   return functions;
-}
-
-/** Blobs under `DATA_DIR/blobs`; without a data directory, under a fresh temporary one. */
-async function localBlobStore(dataDir: string | undefined, clock: Clock): Promise<BlobStore> {
-  const root = dataDir ? join(dataDir, 'blobs') : await mkdtemp(join(tmpdir(), 'tempmail-blobs-'));
-  await mkdir(root, { recursive: true });
-  return new DirectoryBlobStore(root, clock);
 }

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../lambdas/core/ports/logger';
-import { callFromCommand, evaluate, type Decision, type IamRequest, type MappedCommand, type ResourcePolicy } from '../iam';
-import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
-import { s3LimitRefusal } from './service-limits';
+import { callFromCommand, evaluate, type Decision, type IamRequest } from '../iam';
+import { jsonError, overTls, queryError, serviceBackends, type ServiceStandIns } from './service-backends';
 import { localNaming, type StackFunction } from './template';
+
+export { overTls } from './service-backends';
 
 /** One AWS call as the endpoints saw it, after evaluation. */
 export interface EvaluatedCall {
@@ -16,15 +17,7 @@ export interface EvaluatedCall {
   decision: 'allowed' | 'denied' | 'unmappable';
 }
 
-export interface AwsBackends {
-  /** dynalite's endpoint. */
-  dynamodb: string;
-  s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer, caller: S3Caller) => Promise<void>;
-  secrets: ReadonlyMap<string, string>;
-  /** The SQS emulator, and the local URL of a queue the template's URL (or any URL ending in its name) names. */
-  sqs?: { endpoint: string; localUrl(queueUrl: string): string | undefined };
-  /** The resource's own policy (a bucket or queue policy of the template), evaluated beside the role. */
-  resourcePolicy: (resourceArn: string) => ResourcePolicy | undefined;
+export interface AwsBackends extends ServiceStandIns {
   /** A test's stand-in for a service that does not answer: an allowed call waits for the promise this returns. */
   hold?: (call: HeldCall) => Promise<void> | undefined;
 }
@@ -44,12 +37,6 @@ export interface FunctionEndpoint {
   close(): Promise<void>;
 }
 
-/** The SDK service ids the endpoints serve, by SigV4 signing name. */
-const serviceIds: Record<string, string> = { dynamodb: 'DynamoDB', s3: 'S3', secretsmanager: 'Secrets Manager', sqs: 'SQS' };
-
-/** In AWS every SDK call travels over TLS: the policies' `aws:SecureTransport` conditions see it so. */
-export const overTls = (request: IamRequest): IamRequest => ({ ...request, context: { ...request.context, 'aws:SecureTransport': 'true' } });
-
 /** The sentence AWS ends an access-denied message with, by where the decision came from. */
 function deniedBecause(action: string, decision: Extract<Decision, { result: 'denied' }>): string {
   if (decision.explicitDenyIn === 'resource-based') return 'with an explicit deny in a resource-based policy';
@@ -60,18 +47,6 @@ function deniedBecause(action: string, decision: Extract<Decision, { result: 'de
 /** The signing service of a SigV4 request: which AWS service the SDK meant to call. */
 function signedService(req: IncomingMessage): string | undefined {
   return /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1];
-}
-
-function jsonError(res: ServerResponse, status: number, type: string, message: string, queryError?: string): void {
-  // SQS's JSON protocol also names the error as its query protocol did (`x-amzn-query-error`).
-  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type, 'x-amzn-requestid': 'local', ...(queryError ? { 'x-amzn-query-error': queryError } : {}) });
-  res.end(JSON.stringify({ __type: type, message, Message: message }));
-}
-
-/** An error in the AWS query protocol (SES, CloudFormation, SNS...). */
-function queryError(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/xml', 'x-amzn-requestid': 'local' });
-  res.end(`<ErrorResponse><Error><Type>Receiver</Type><Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error><RequestId>local</RequestId></ErrorResponse>`);
 }
 
 /**
@@ -88,6 +63,8 @@ export async function startFunctionEndpoint(
   logger: Logger,
 ): Promise<FunctionEndpoint> {
   const principal = `arn:aws:sts::${localNaming.account}:assumed-role/${fn.role.roleArn.split('/').pop()}/${fn.name}`;
+  // The services this endpoint answers for, by signing name.
+  const services = serviceBackends(fn, backends);
   let requests = 0;
   const judge = async (request: IamRequest): Promise<Decision> => {
     const decision = await evaluate(fn.role, overTls(request), backends.resourcePolicy(request.resource));
@@ -118,68 +95,35 @@ export async function startFunctionEndpoint(
     const body = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://aws.local');
     const service = signedService(req) ?? 'unknown';
-    const serviceId = serviceIds[service];
-    let command: string | undefined;
-    let input: Record<string, unknown> = {};
-    let s3: S3Operation | undefined;
+    const backend = services.get(service);
+    const call = backend?.read(req, url, body);
+    if (call?.refusal) return call.refusal(res);
     // A call that cannot be evaluated fails as a service fault, in the protocol the SDK reads.
     const queryProtocol = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
     const failure = (message: string) =>
-      service === 's3' ? s3Error(res, 500, 'InternalError', message) : queryProtocol ? queryError(res, 500, 'InternalFailure', message) : jsonError(res, 500, 'InternalFailure', message);
-    if (service === 's3') {
-      s3 = s3Operation(req.method ?? 'GET', url, body);
-      const refusal = s3 && s3LimitRefusal(s3);
-      if (refusal) return s3Error(res, refusal.status, refusal.code, refusal.message);
-      if (s3) ({ command, input } = s3);
-    } else if (serviceId) {
-      // JSON protocols: the operation is the target's suffix, the input the body.
-      command = String(req.headers['x-amz-target'] ?? '').split('.')[1];
-      input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
-    }
-    const mapped: MappedCommand =
-      serviceId && command
-        ? callFromCommand(serviceId, command, input, localNaming)
-        : { kind: 'unmappable', reason: `${service} ${req.method} ${url.pathname}${url.search} is no call the local stack serves` };
-    if (mapped.kind === 'unmappable') {
-      record({ function: fn.name, service, action: command ?? '', resource: '', decision: 'unmappable' });
-      logger.error('aws call not evaluated', { function: fn.name, reason: mapped.reason });
-      return failure(`the local stack cannot evaluate this call: ${mapped.reason}`);
-    }
+      backend?.failure ? backend.failure(res, message) : queryProtocol ? queryError(res, 500, 'InternalFailure', message) : jsonError(res, 500, 'InternalFailure', message);
+    const notEvaluated = (action: string, reason: string) => {
+      record({ function: fn.name, service, action, resource: '', decision: 'unmappable' });
+      logger.error('aws call not evaluated', { function: fn.name, reason });
+      return failure(`the local stack cannot evaluate this call: ${reason}`);
+    };
+    if (!backend || !call?.command) return notEvaluated('', `${service} ${req.method} ${url.pathname}${url.search} is no call the local stack serves`);
+    const mapped = callFromCommand(backend.sdkId, call.command, call.input, localNaming);
+    if (mapped.kind === 'unmappable') return notEvaluated(call.command, mapped.reason);
     // A DeleteObjects is judged key by key, as S3 does: a refused key is answered in the result, the others are deleted.
-    const perKey = s3?.command === 'DeleteObjects' ? s3.input.Delete!.Objects.map((object) => object.Key) : undefined;
     const refusedKeys = new Set<string>();
     for (const [index, request] of mapped.requests.entries()) {
       const decision = await judge(request);
       if (decision.result === 'allowed') continue;
       if (decision.result === 'unmappable') return failure(`the local stack cannot evaluate this call: ${decision.reason}`);
-      if (perKey) {
-        refusedKeys.add(perKey[index]!);
+      if (call.perKey) {
+        refusedKeys.add(call.perKey[index]!);
         continue;
       }
-      const message = `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} ${deniedBecause(request.action, decision)}`;
-      if (service === 's3') return s3Error(res, 403, 'AccessDenied', message);
-      if (service === 'sqs') return jsonError(res, 403, 'com.amazon.coral.service#AccessDeniedException', message, 'AccessDenied;Sender');
-      return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
+      return backend.denied(res, `User: ${principal} is not authorized to perform: ${request.action} on resource: ${request.resource} ${deniedBecause(request.action, decision)}`);
     }
     for (const request of mapped.requests) await backends.hold?.({ function: fn.name, action: request.action, resource: request.resource });
-    if (service === 'dynamodb') return forward(req, res, backends.dynamodb, body);
-    if (service === 'sqs') {
-      if (!backends.sqs) return jsonError(res, 400, 'com.amazonaws.sqs#QueueDoesNotExist', 'The specified queue does not exist.', 'AWS.SimpleQueueService.NonExistentQueue;Sender');
-      // The template's queue URL names the queue; the emulator knows it by its own URL.
-      const localUrl = typeof input.QueueUrl === 'string' ? backends.sqs.localUrl(input.QueueUrl) : undefined;
-      return forward(req, res, backends.sqs.endpoint, localUrl ? Buffer.from(JSON.stringify({ ...input, QueueUrl: localUrl })) : body);
-    }
-    if (s3) {
-      const bucketArn = `arn:aws:s3:::${s3.input.Bucket}`;
-      const mayList = async (prefix: string) =>
-        (await evaluate(fn.role, overTls({ action: 's3:ListBucket', resource: bucketArn, context: { 's3:prefix': prefix } }), backends.resourcePolicy(bucketArn))).result === 'allowed';
-      return backends.s3(req, res, url, s3, body, { mayList, refusedKeys });
-    }
-    const arn = mapped.requests[0]!.resource;
-    const value = backends.secrets.get(arn);
-    if (value === undefined) return jsonError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
-    res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-    res.end(JSON.stringify({ ARN: arn, Name: arn.split(':').pop(), SecretString: value, VersionId: 'local', VersionStages: ['AWSCURRENT'], CreatedDate: 0 }));
+    return call.answer({ req, res, url, body, requests: mapped.requests, refusedKeys });
   }
 
   // AWS's endpoints keep an idle connection open far longer than Node's 5 s default. Closed sooner,
@@ -202,15 +146,4 @@ export async function startFunctionEndpoint(
         server.closeAllConnections();
       }),
   };
-}
-
-/** Passes an allowed call on to the local service as it came. */
-async function forward(req: IncomingMessage, res: ServerResponse, endpoint: string, body: Buffer): Promise<void> {
-  const target = new URL(req.url ?? '/', endpoint);
-  const upstream = request(target, { method: req.method, headers: { ...req.headers, host: target.host, 'content-length': body.length } });
-  upstream.end(body);
-  const [answer] = (await once(upstream, 'response')) as [IncomingMessage];
-  res.writeHead(answer.statusCode ?? 500, answer.headers);
-  answer.pipe(res);
-  await once(answer, 'end');
 }

@@ -15,6 +15,8 @@ import { localConsoleClientId } from '../../local/local-oidc-issuer';
 import { ensureCloudAssembly } from '../../local/stack/cloud-assembly';
 import { FunctionClock } from '../../local/stack/function-clock';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
+import { startLocal } from '../../local/start-local';
+import { memoryLogger } from '../support/memory-logger';
 import { readStack, type Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
@@ -620,6 +622,25 @@ describe('the stack shape: time-outs, memory and the dead-letter queue', () => {
         heap: expect.objectContaining({ maxOldGenerationSizeMb: memory - newSpace, maxYoungGenerationSizeMb: 3 * Math.floor(newSpace / 2) }),
       });
     }
+  });
+
+  it("refuses a second local service on the data directory it uses, its own or npm start's (one guard for both)", async () => {
+    const inUse = `another local service is using ${dataDir}`;
+    await expect(startStack({ ...config, dataDir }, { cdkOut, logger: memoryLogger() })).rejects.toThrow(inUse);
+    await expect(startLocal({ ...config, dataDir })).rejects.toThrow(inUse);
+  });
+
+  it('warns at start of each setting of npm start the deployed stack has no place for, naming its variables and why', async () => {
+    const logger = memoryLogger();
+    const given = { ...config, dataDir, supportContact: 'billing@operator.example', shortWindow: { perKey: 5000, perAccount: 9000 } };
+    // The start is refused (the variant holds the data directory): the warnings come before anything starts.
+    await expect(startStack(given, { cdkOut, logger })).rejects.toThrow('another local service is using');
+    expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
+      expect.objectContaining({ message: 'setting not applied by start:stack', variables: 'TEMPMAIL_SHORT_WINDOW_PER_KEY, TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT', reason: expect.stringContaining("contract's short-window limits") }),
+      expect.objectContaining({ message: 'setting not applied by start:stack', variables: 'TEMPMAIL_SUPPORT_CONTACT', reason: expect.stringContaining('no support contact') }),
+    ]);
+    // The value itself is not logged.
+    expect(JSON.stringify(logger.lines)).not.toContain('billing@operator.example');
   });
 
   it('let SES store raw mail only as the bucket policy allows it', () => {
