@@ -12,13 +12,20 @@ export const bundleAliases: Readonly<Record<string, string>> = {
 
 /**
  * How every function is bundled, in one place for the stack and for the bundle checks: esbuild
- * for Node.js 22, minified, with source maps, preferring packages' ES module builds so that
- * esbuild can drop the AWS SDK commands a function never sends, with `bundleAliases` applied.
+ * for Node.js 22, minified, preferring packages' ES module builds so that esbuild can drop the
+ * AWS SDK commands a function never sends, with `bundleAliases` applied.
+ *
+ * The source map is written beside the bundle, without the sources' text (they are in the
+ * repository at the deployed commit): the functions do not load it (no `--enable-source-maps`,
+ * which parses every bundle's map at each cold start; docs/decisions.md), but a position of a
+ * logged stack trace can be looked up in it, and setting the flag on a function while
+ * investigating maps its traces at once.
  */
 export const bundleSettings = {
   target: 'node22',
   mainFields: ['module', 'main'],
   minify: true,
   sourceMap: true,
+  sourcesContent: false,
   esbuildArgs: Object.fromEntries(Object.entries(bundleAliases).map(([from, to]) => [`--alias:${from}`, to])),
 } as const;

@@ -32,6 +32,7 @@ async function bundleWithInputs(name: string, entry: string): Promise<{ outfile:
     alias: { ...bundleAliases },
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
+    sourcesContent: bundleSettings.sourcesContent,
     metafile: true,
     logLevel: 'silent',
   });
