@@ -2,12 +2,20 @@ import { join } from 'node:path';
 
 /**
  * Modules every bundle takes from elsewhere (esbuild's `alias`, absolute so that it resolves the
- * same wherever esbuild runs). The SDK's default credential chain becomes the environment alone
- * (`lambdas/composition/default-provider.ts` says why): the chain's SSO and STS clients were
- * ~58 KB of every function's bundle, loaded at each cold start and never used in Lambda.
+ * same wherever esbuild runs).
+ *
+ * - The SDK's default credential chain becomes the environment alone
+ *   (`lambdas/composition/default-provider.ts` says why): the chain's SSO and STS clients were
+ *   ~58 KB of every function's bundle, loaded at each cold start and never used in Lambda.
+ * - `libmime` is its CommonJS build for every importer. mailparser imports it as an ES module and
+ *   mailsplit requires it, and the package's `exports` answer each with its own build, so the
+ *   SES parser carried and loaded two copies of the same version (~96 KB, its MIME type and
+ *   charset tables built twice at import). Only one version is installed; the builds are the same
+ *   code.
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(__dirname, '..', 'lambdas', 'composition', 'default-provider.ts'),
+  libmime: require.resolve('libmime'),
 };
 
 /**
