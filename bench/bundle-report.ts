@@ -1,15 +1,17 @@
 /**
  * Bundle size and cold import time of every Lambda function (issue: each API handler under
- * 800 KB minified with the AWS SDK bundled, and imported in under 100 ms), because both feed
- * the cold start a caller waits for. Each function is bundled the way `NodejsFunction` bundles
- * it (`lib/service-function.ts`: CJS, node22, minified, external source map, SDK bundled); the
- * size is the `.js` alone (1 KB = 1000 bytes), and the largest inputs come from esbuild's
- * metafile, grouped by package. The import time is measured inside a fresh Node process around `require` of the
- * bundle, so Node's own start is excluded; the median of the runs is compared with an empty
- * bundle measured the same way in the same run. The import is measured a second time with
- * `--enable-source-maps`, the `NODE_OPTIONS` the functions are deployed with
- * (`lib/service-function.ts`): Node then also reads the source map at load. A report, not a
- * test: it exits 0 whatever the figures, and 1 only when a bundle cannot be built or loaded.
+ * 800 KB minified with the AWS SDK bundled, and every function imported in under 100 ms), because
+ * both feed the cold start a caller waits for. Each function is bundled the way `NodejsFunction`
+ * bundles it (`lib/service-function.ts` with `lib/bundle-settings.ts`: CJS, node22, minified,
+ * external source map, SDK bundled); the size is the `.js` alone (1 KB = 1000 bytes), and the
+ * largest inputs come from esbuild's metafile, grouped by package. The import time is measured
+ * inside a fresh Node process around `require` of the bundle, so Node's own start is excluded;
+ * the median of the runs is compared with an empty bundle measured the same way in the same run,
+ * and that ratio times the empty bundle's import on a quiet machine (`quietEmptyImportMs`) is
+ * the estimate the verdict also reads, since this machine's load moves the raw figures. The
+ * functions are deployed without `--enable-source-maps` (docs/decisions.md); the import is
+ * measured a second time with it, so that what the flag would cost stays on record. A report,
+ * not a test: it exits 0 whatever the figures, and 1 only when a bundle cannot be built or loaded.
  *
  *   node --import tsx bench/bundle-report.ts [runs]
  */
@@ -37,6 +39,11 @@ interface Bundle extends FunctionEntry {
 const projectRoot = join(__dirname, '..');
 const sizeTargetBytes = 800 * 1000;
 const importTargetMs = 100;
+/**
+ * The empty bundle's median import on this machine when quiet (BENCHMARKS.md, 2026-11-25): a
+ * function's ratio to the empty bundle of its run, times this, estimates its quiet import.
+ */
+const quietEmptyImportMs = 8.6;
 
 /** The entry points besides the route table's: each exports `handler`. */
 const otherEntries: FunctionEntry[] = [
@@ -93,6 +100,7 @@ async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
     alias: { ...bundleAliases },
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
+    sourcesContent: bundleSettings.sourcesContent,
     metafile: true,
     logLevel: 'silent',
   });
@@ -101,8 +109,8 @@ async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
   return { ...fn, outfile, bytes: statSync(outfile).size, largestInputs: largestInputs(output, 3) };
 }
 
-/** How the bundle is loaded: plain, or with the deployed functions' `NODE_OPTIONS`. */
-const importModes = { plain: [], deployed: ['--enable-source-maps'] } satisfies Record<string, string[]>;
+/** How the bundle is loaded: as deployed, or with the source map read at load as the flag would have it. */
+const importModes = { deployed: [], sourceMaps: ['--enable-source-maps'] } satisfies Record<string, string[]>;
 type ImportMode = keyof typeof importModes;
 type Medians = Map<string, Record<ImportMode, number>>;
 
@@ -138,50 +146,76 @@ function median(values: number[]): number {
  */
 function importMedians(bundles: Bundle[], runs: number): Medians {
   const modes = Object.keys(importModes) as ImportMode[];
-  for (const b of bundles) importOnce(b.outfile, 'plain');
-  const samples = new Map(bundles.map((b) => [b.name, { plain: [] as number[], deployed: [] as number[] }]));
+  for (const b of bundles) importOnce(b.outfile, 'deployed');
+  const samples = new Map(bundles.map((b) => [b.name, { deployed: [] as number[], sourceMaps: [] as number[] }]));
   for (let run = 0; run < runs; run++) {
     for (const b of bundles) for (const mode of modes) samples.get(b.name)![mode].push(importOnce(b.outfile, mode));
   }
   return new Map(
-    [...samples].map(([name, values]) => [name, { plain: median(values.plain), deployed: median(values.deployed) }]),
+    [...samples].map(([name, values]) => [name, { deployed: median(values.deployed), sourceMaps: median(values.sourceMaps) }]),
   );
 }
 
 const kb = (bytes: number) => (bytes / 1000).toFixed(1);
 
-/** The API handlers (routes and authorizer) at or over either target, in one import mode. */
-function overTargets(bundles: Bundle[], medians: Medians, mode: ImportMode): string {
-  const api = bundles.filter((b) => b.kind === 'api');
-  const over = api.filter((b) => b.bytes >= sizeTargetBytes || medians.get(b.name)![mode] >= importTargetMs);
-  const verdict = over.length === 0 ? 'met' : `NOT met by ${over.map((b) => b.name).join(', ')}`;
-  const how = mode === 'plain' ? 'plain import' : 'with --enable-source-maps, as deployed';
-  const targets = `under ${kb(sizeTargetBytes)} KB and ${importTargetMs} ms`;
-  return `every API handler (${api.length}: routes and authorizer) ${targets} (${how}): ${verdict}`;
+/** The function's import as deployed, divided by the empty bundle's of the same run, times the quiet empty bundle's. */
+function quietEstimate(medians: Medians, name: string, reference: string): number {
+  return (medians.get(name)!.deployed / medians.get(reference)!.deployed) * quietEmptyImportMs;
+}
+
+/** The functions at or over the targets: size for the API handlers, import (measured and estimated quiet) for all. */
+function verdicts(bundles: Bundle[], medians: Medians): string[] {
+  const reference = bundles.find((b) => b.kind === 'reference')!.name;
+  const functions = bundles.filter((b) => b.kind !== 'reference');
+  const api = functions.filter((b) => b.kind === 'api');
+  const line = (what: string, over: Bundle[]) => `${what}: ${over.length === 0 ? 'met' : `NOT met by ${over.map((b) => b.name).join(', ')}`}`;
+  return [
+    line(`every API handler (${api.length}: routes and authorizer) under ${kb(sizeTargetBytes)} KB`, api.filter((b) => b.bytes >= sizeTargetBytes)),
+    line(`every function (${functions.length}) imported in under ${importTargetMs} ms as deployed, measured`, functions.filter((b) => medians.get(b.name)!.deployed >= importTargetMs)),
+    line(
+      `every function imported in under ${importTargetMs} ms as deployed, estimated quiet (ratio × ${quietEmptyImportMs} ms)`,
+      functions.filter((b) => quietEstimate(medians, b.name, reference) >= importTargetMs),
+    ),
+  ];
 }
 
 function printReport(bundles: Bundle[], medians: Medians, runs: number): void {
-  const reference = medians.get(bundles.find((b) => b.kind === 'reference')!.name)!;
+  const referenceName = bundles.find((b) => b.kind === 'reference')!.name;
+  const reference = medians.get(referenceName)!;
   console.log(`cold import, median of ${runs} fresh processes each; Node ${process.version}; 1 KB = 1000 bytes`);
   console.log(
-    '| function | kind | size KB | import ms | minus ref ms | ratio to ref | with source maps ms | minus ref ms |' +
+    '| function | kind | size KB | import ms | minus ref ms | ratio to ref | est. quiet ms | with --enable-source-maps ms | minus ref ms |' +
       ' largest inputs (KB in output) |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const b of bundles) {
-    const { plain, deployed } = medians.get(b.name)!;
+    const { deployed, sourceMaps } = medians.get(b.name)!;
     const inputs = b.largestInputs.map((input) => `${input.group} ${kb(input.bytes)}`).join(', ');
-    const figures = [plain, plain - reference.plain, plain / reference.plain, deployed, deployed - reference.deployed];
+    const figures = [
+      deployed,
+      deployed - reference.deployed,
+      deployed / reference.deployed,
+      quietEstimate(medians, b.name, referenceName),
+      sourceMaps,
+      sourceMaps - reference.sourceMaps,
+    ];
     console.log(`| ${[b.name, b.kind, kb(b.bytes), ...figures.map((n) => n.toFixed(1)), inputs].join(' | ')} |`);
   }
-  console.log(overTargets(bundles, medians, 'plain'));
-  console.log(overTargets(bundles, medians, 'deployed'));
+  for (const verdict of verdicts(bundles, medians)) console.log(verdict);
 }
 
 /** The same figures as one JSON line, for `npm run bench`'s combined table. */
 function printJson(bundles: Bundle[], medians: Medians, runs: number): void {
-  const rows = bundles.map((b) => ({ name: b.name, kind: b.kind, bytes: b.bytes, importMs: medians.get(b.name)!.plain, deployedImportMs: medians.get(b.name)!.deployed }));
-  process.stdout.write(`${JSON.stringify({ runs, sizeTargetBytes, importTargetMs, rows })}\n`);
+  const referenceName = bundles.find((b) => b.kind === 'reference')!.name;
+  const rows = bundles.map((b) => ({
+    name: b.name,
+    kind: b.kind,
+    bytes: b.bytes,
+    importMs: medians.get(b.name)!.deployed,
+    quietEstimateMs: quietEstimate(medians, b.name, referenceName),
+    sourceMapImportMs: medians.get(b.name)!.sourceMaps,
+  }));
+  process.stdout.write(`${JSON.stringify({ runs, sizeTargetBytes, importTargetMs, quietEmptyImportMs, rows })}\n`);
 }
 
 async function main(): Promise<void> {

@@ -240,10 +240,13 @@ function printTable(results: any): void {
   if (results.bundles) {
     lines.push('');
     const api = results.bundles.rows.filter((row: any) => row.kind === 'api');
+    const functions = results.bundles.rows.filter((row: any) => row.kind !== 'reference');
     const largest = Math.max(...api.map((row: any) => row.bytes)) / 1000;
-    const slowest = Math.max(...api.map((row: any) => row.importMs));
-    const slowestDeployed = Math.max(...api.map((row: any) => row.deployedImportMs));
-    lines.push(`API bundles: largest ${largest.toFixed(1)} KB (target < 800), slowest cold import ${slowest.toFixed(1)} ms, ${slowestDeployed.toFixed(1)} ms with source maps (target < 100)`);
+    const slowest = functions.reduce((a: any, b: any) => (b.importMs > a.importMs ? b : a));
+    lines.push(
+      `API bundles: largest ${largest.toFixed(1)} KB (target < 800); slowest cold import of any function ${slowest.name}, ` +
+        `${slowest.importMs.toFixed(1)} ms as deployed, ${slowest.quietEstimateMs.toFixed(1)} ms estimated quiet (target < 100)`,
+    );
   }
   if (results.ingestMemory) {
     lines.push(`Parser peak RSS on a 25 MB attachment: ${results.ingestMemory.streamMb.toFixed(1)} MB (buffering reference ${results.ingestMemory.bufferMb.toFixed(1)} MB; target < 300)`);

@@ -2,23 +2,38 @@ import { join } from 'node:path';
 
 /**
  * Modules every bundle takes from elsewhere (esbuild's `alias`, absolute so that it resolves the
- * same wherever esbuild runs). The SDK's default credential chain becomes the environment alone
- * (`lambdas/composition/default-provider.ts` says why): the chain's SSO and STS clients were
- * ~58 KB of every function's bundle, loaded at each cold start and never used in Lambda.
+ * same wherever esbuild runs).
+ *
+ * - The SDK's default credential chain becomes the environment alone
+ *   (`lambdas/composition/default-provider.ts` says why): the chain's SSO and STS clients were
+ *   ~58 KB of every function's bundle, loaded at each cold start and never used in Lambda.
+ * - `libmime` is its CommonJS build for every importer. mailparser imports it as an ES module and
+ *   mailsplit requires it, and the package's `exports` answer each with its own build, so the
+ *   SES parser carried and loaded two copies of the same version (~96 KB, its MIME type and
+ *   charset tables built twice at import). Only one version is installed; the builds are the same
+ *   code.
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(__dirname, '..', 'lambdas', 'composition', 'default-provider.ts'),
+  libmime: require.resolve('libmime'),
 };
 
 /**
  * How every function is bundled, in one place for the stack and for the bundle checks: esbuild
- * for Node.js 22, minified, with source maps, preferring packages' ES module builds so that
- * esbuild can drop the AWS SDK commands a function never sends, with `bundleAliases` applied.
+ * for Node.js 22, minified, preferring packages' ES module builds so that esbuild can drop the
+ * AWS SDK commands a function never sends, with `bundleAliases` applied.
+ *
+ * The source map is written beside the bundle, without the sources' text (they are in the
+ * repository at the deployed commit): the functions do not load it (no `--enable-source-maps`,
+ * which parses every bundle's map at each cold start; docs/decisions.md), but a position of a
+ * logged stack trace can be looked up in it, and setting the flag on a function while
+ * investigating maps its traces at once.
  */
 export const bundleSettings = {
   target: 'node22',
   mainFields: ['module', 'main'],
   minify: true,
   sourceMap: true,
+  sourcesContent: false,
   esbuildArgs: Object.fromEntries(Object.entries(bundleAliases).map(([from, to]) => [`--alias:${from}`, to])),
 } as const;

@@ -34,8 +34,8 @@ export interface ServiceFunctionProps {
 
 /**
  * Every function of the service is built the same way: bundled by local esbuild (never Docker),
- * Node.js 22 on arm64, minified with source maps, the AWS SDK bundled at the project's pinned
- * version, logs kept 30 days.
+ * Node.js 22 on arm64, minified with a source map beside it that the function does not load
+ * (`bundleSettings`), the AWS SDK bundled at the project's pinned version, logs kept 30 days.
  */
 export class ServiceFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -51,7 +51,7 @@ export class ServiceFunction extends NodejsFunction {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: props.environment,
       logGroup,
       ...props.options,
       bundling: {

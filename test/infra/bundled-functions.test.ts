@@ -32,6 +32,7 @@ async function bundleWithInputs(name: string, entry: string): Promise<{ outfile:
     alias: { ...bundleAliases },
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
+    sourcesContent: bundleSettings.sourcesContent,
     metafile: true,
     logLevel: 'silent',
   });
@@ -137,4 +138,49 @@ describe('the bundles that ship', () => {
       new Set(['@aws-sdk/credential-provider-env']),
     );
   }, 60_000);
+
+  it('decode mail with one copy of libmime, charsets through iconv-lite and encoding-japanese as the parser ships them', async () => {
+    const { outfile, inputs } = await bundleWithInputs('parseMail', 'lambdas/mail/parse-mail.ts');
+    // mailparser imports libmime and mailsplit requires it: both reach its CommonJS build alone.
+    const libmime = inputs.filter((input) => input.includes('node_modules/libmime/'));
+    expect(libmime.length).toBeGreaterThan(0);
+    expect(libmime.filter((input) => !input.includes('/libmime/dist/cjs/'))).toEqual([]);
+    const raw = [
+      'From: =?ISO-8859-1?Q?Andr=E9?= <andre@example.com>',
+      'To: inbox@tempmail.localhost',
+      'Subject: =?ISO-2022-JP?B?GyRCPHU/LiVGJTklSBsoQg==?=',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain; charset=gbk',
+      'Content-Transfer-Encoding: base64',
+      '',
+      '1tDOxNPKvP6jrM341rcgaHR0cHM6Ly9leGFtcGxlLmNvbS9h',
+      '--b',
+      'Content-Type: text/plain; name="r.txt"',
+      "Content-Disposition: attachment; filename*=utf-8''r%C3%A9sum%C3%A9.txt",
+      '',
+      'attached',
+      '--b--',
+      '',
+    ].join('\r\n');
+    const script = `
+      const { Readable } = require('node:stream');
+      const { parseMail } = require(${JSON.stringify(outfile)});
+      const blobs = { put: async (key, body) => { let size = 0; for await (const chunk of body) size += chunk.length; return { size }; } };
+      parseMail(Readable.from([Buffer.from(${JSON.stringify(raw)})]), { blobs, keyPrefix: 'blobs/' }).then(
+        (mail) => process.stdout.write(JSON.stringify(mail), () => process.exit(0)),
+        (error) => { console.error(error); process.exit(1); },
+      );
+    `;
+    const { stdout, stderr } = await runProcess(process.execPath, ['-e', script], { env: { PATH: process.env.PATH } });
+    expect(stderr).toBe('');
+    const mail = JSON.parse(stdout);
+    expect(mail).toMatchObject({ from: '"André" <andre@example.com>', subject: '受信テスト', to: ['inbox@tempmail.localhost'] });
+    expect(mail.text.trim()).toBe('中文邮件，网址 https://example.com/a');
+    expect(mail.attachments).toEqual([expect.objectContaining({ filename: 'résumé.txt', sizeBytes: 8 })]);
+    expect(mail.failure).toBeUndefined();
+  }, 60_000);
 });
+

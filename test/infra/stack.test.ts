@@ -270,6 +270,12 @@ describe('functions', () => {
     }
   });
 
+  it('starts no function with --enable-source-maps, which parses the bundle\'s source map at every cold start', () => {
+    const functions = resources('AWS::Lambda::Function').filter((fn) => fn.Properties.Environment?.Variables?.TEMPMAIL_ENV);
+    expect(functions).toHaveLength(routes.length + 4);
+    for (const fn of functions) expect(String(fn.Properties.Environment.Variables.NODE_OPTIONS ?? '')).not.toContain('--enable-source-maps');
+  });
+
   it('keeps the logs of every function 30 days, the CDK framework functions (custom resources, bucket deployment) included', () => {
     const functions = resources('AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(routes.length + 4);
