@@ -3,6 +3,7 @@ import { environmentPattern } from '../lambdas/core/api-keys';
 import { emailLifetimeSeconds, messageLifetimeSeconds } from '../lambdas/core/lifetimes';
 import { shortWindowLimits } from '../lambdas/core/short-window';
 import { localConsoleClientId } from './local-oidc-issuer';
+import { functionEnvironmentNames as names } from '../lambdas/composition/function-environment';
 
 /** Where `npm start` and the operator CLI keep dynalite's files, blobs and the cursor secret unless `DATA_DIR` says otherwise. */
 export const defaultDataDir = '.data';
@@ -10,7 +11,10 @@ export const defaultDataDir = '.data';
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
-/** The local runtime's environment (DESIGN: local operator interface), validated once at start. */
+/**
+ * The local runtime's environment (DESIGN: local operator interface), validated once at start. The
+ * variables it shares with the functions are named by their one list (function-environment.ts).
+ */
 const localEnvironment = z.object({
   PORT: port(3000),
   SMTP_PORT: port(2525),
@@ -20,15 +24,15 @@ const localEnvironment = z.object({
     .string()
     .default('tempmail.localhost')
     .transform((list) => list.split(',').map((domain) => domain.trim()).filter(Boolean)),
-  TEMPMAIL_ENV: z.string().regex(environmentPattern).default('local'),
-  TEMPMAIL_MESSAGE_TTL_SECONDS: seconds(messageLifetimeSeconds),
-  TEMPMAIL_EMAIL_TTL_SECONDS: seconds(emailLifetimeSeconds),
+  [names.stage]: z.string().regex(environmentPattern).default('local'),
+  [names.messageTtlSeconds]: seconds(messageLifetimeSeconds),
+  [names.emailTtlSeconds]: seconds(emailLifetimeSeconds),
   TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_KEY: z.coerce.number().int().min(1).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT: z.coerce.number().int().min(1).optional(),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
-  OIDC_ISSUER: z.url().optional(),
-  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  [names.logLevel]: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('warn'),
+  [names.oidcIssuer]: z.url().optional(),
+  [names.oidcClientId]: z.string().min(1).optional(),
   TEMPMAIL_SUPPORT_CONTACT: z.string().min(1).max(200).optional(),
 });
 
@@ -47,7 +51,7 @@ export interface LocalConfig {
   cursorSecret: string | undefined;
   /** Short-window limits raised for a load test (local only); the contract's (core/short-window.ts) otherwise. */
   shortWindow?: { perKey: number; perAccount: number };
-  logLevel: z.infer<typeof localEnvironment>['LOG_LEVEL'];
+  logLevel: z.infer<typeof localEnvironment>[typeof names.logLevel];
   /** The console's OpenID Connect issuer and client id; absent: the local issuer under `/oidc`. */
   oidc?: { issuer: string; clientId: string };
   /** Whom customers ask for more requests (shown by the console); absent: "the operator". */
@@ -62,15 +66,16 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const env = parsed.data;
+  const issuer = env[names.oidcIssuer];
   return {
     host: env.HOST,
     port: env.PORT,
     smtpPort: env.SMTP_PORT,
     dataDir: env.DATA_DIR,
     domains: env.TEMPMAIL_DOMAINS,
-    env: env.TEMPMAIL_ENV,
-    messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS,
-    emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS,
+    env: env[names.stage],
+    messageTtlSeconds: env[names.messageTtlSeconds],
+    emailTtlSeconds: env[names.emailTtlSeconds],
     cursorSecret: env.TEMPMAIL_CURSOR_SECRET,
     ...(env.TEMPMAIL_SHORT_WINDOW_PER_KEY || env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT
       ? {
@@ -80,8 +85,8 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
           },
         }
       : {}),
-    logLevel: env.LOG_LEVEL,
+    logLevel: env[names.logLevel],
     ...(env.TEMPMAIL_SUPPORT_CONTACT ? { supportContact: env.TEMPMAIL_SUPPORT_CONTACT } : {}),
-    ...(env.OIDC_ISSUER !== undefined ? { oidc: { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID ?? localConsoleClientId } } : {}),
+    ...(issuer !== undefined ? { oidc: { issuer, clientId: env[names.oidcClientId] ?? localConsoleClientId } } : {}),
   };
 }
