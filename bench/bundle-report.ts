@@ -20,7 +20,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, stop, type Metafile } from 'esbuild';
-import { routes } from '../lambdas/api/routes';
+import { bundleDefines } from '../lambdas/composition/bundle-defines';
+import { functionManifest } from '../lambdas/function-manifest';
 import { bundleAliases, bundleSettings } from '../lib/bundle-settings';
 
 interface FunctionEntry {
@@ -28,6 +29,8 @@ interface FunctionEntry {
   /** API handlers (routes and the authorizer) carry the issue's targets. */
   kind: 'api' | 'inbound' | 'reference';
   entry: string;
+  /** The constants its manifest row writes into its bundle (lambdas/composition/bundle-defines.ts). */
+  define?: Record<string, string>;
 }
 
 interface Bundle extends FunctionEntry {
@@ -45,22 +48,14 @@ const importTargetMs = 100;
  */
 const quietEmptyImportMs = 8.6;
 
-/** The entry points besides the route table's: each exports `handler`. */
-const otherEntries: FunctionEntry[] = [
-  { name: 'authorizer', kind: 'api', entry: 'lambdas/api/authorizer.ts' },
-  { name: 'recipientFilter', kind: 'inbound', entry: 'lambdas/inbound/recipient-filter.ts' },
-  { name: 'sesParser', kind: 'inbound', entry: 'lambdas/inbound/ses-parser.ts' },
-  { name: 'sweeper', kind: 'inbound', entry: 'lambdas/inbound/sweeper.ts' },
-];
-
-/** Every function the stack deploys: one per row of the route table, then the fixed entries. */
+/** Every function the stack deploys, as its manifest declares it, with the constants its bundle is built with. */
 function functionEntries(): FunctionEntry[] {
-  const routeEntries = routes.map((route): FunctionEntry => ({
-    name: route.id,
-    kind: 'api',
-    entry: `lambdas/api/handlers/${route.module}.ts`,
+  return functionManifest.map((declaration) => ({
+    name: declaration.name,
+    kind: declaration.trigger.kind === 'route' || declaration.trigger.kind === 'authorizer' ? 'api' : 'inbound',
+    entry: declaration.entry,
+    define: bundleDefines(declaration),
   }));
-  return [...routeEntries, ...otherEntries];
 }
 
 /** `node_modules/@smithy/x/...` → `@smithy`, `node_modules/zod/...` → `zod`, own files → `(project)`. */
@@ -98,6 +93,7 @@ async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
     format: 'cjs',
     mainFields: [...bundleSettings.mainFields],
     alias: { ...bundleAliases },
+    ...(fn.define ? { define: fn.define } : {}),
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
     sourcesContent: bundleSettings.sourcesContent,

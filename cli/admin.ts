@@ -24,6 +24,7 @@ import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/ta
 import { announcedDeadLetterQueue } from '../local/endpoint-file';
 import { connect } from './connect';
 import { stackEnvironment } from './stack-outputs';
+import { functionEnvironmentNames as variables } from '../lambdas/composition/function-environment';
 
 const usage = `Usage: admin [--stack NAME] <command>
   account create --plan free|paid [--env NAME] [--format json|env]
@@ -46,8 +47,8 @@ Locally it works on the local service's data (DATA_DIR). Against AWS, give --sta
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
 DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all
 ${tableKeys.length} table variables can be set: ${tableKeys.map(tableEnvironmentName).join(', ')}
-(the stack outputs them too); domain add also needs RECEIPT_RULE_DOMAINS, mail redrive
-BLOB_BUCKET and DEAD_LETTER_QUEUE_URL.
+(the stack outputs them too); domain add also needs ${variables.receiptRuleDomains}, mail redrive
+${variables.blobBucket} and DEAD_LETTER_QUEUE_URL.
 Locally, mail redrive reads the dead-letter queue of the npm run start:stack running on DATA_DIR.`;
 
 const commands: Record<string, Command> = {
@@ -56,7 +57,7 @@ const commands: Record<string, Command> = {
     if (!isPlan(plan)) throw new UsageError('--plan must be free or paid');
     const format = values.format ?? 'json';
     if (format !== 'json' && format !== 'env') throw new UsageError('--format must be json or env');
-    const env = values.env ?? environment.TEMPMAIL_ENV ?? connection.service?.env ?? 'local';
+    const env = values.env ?? environment[variables.stage] ?? connection.service?.env ?? 'local';
     const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
     if (format === 'env') return shellExports(opened.apiKey, connection.service, local);
     return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
@@ -112,7 +113,7 @@ async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv, local
     ...source,
     clock: systemClock,
     logger: jsonLogger('warn', (line) => process.stderr.write(`${line}\n`)),
-    env: environment.TEMPMAIL_ENV ?? 'local',
+    env: environment[variables.stage] ?? 'local',
     messageTtlSeconds: messageLifetimeSeconds,
     // The queue is the SES parser's: each letter is the SES event it failed on.
     mailOf: sesDeadLetterMail,
@@ -125,13 +126,13 @@ async function redriveMail(stores: Stores, environment: NodeJS.ProcessEnv, local
  */
 async function deadLetterSource(environment: NodeJS.ProcessEnv, local: boolean) {
   const queueUrl = environment.DEAD_LETTER_QUEUE_URL;
-  const bucket = environment.BLOB_BUCKET;
+  const bucket = environment[variables.blobBucket];
   if (queueUrl && bucket) return { blobs: new S3BlobStore(new S3Client({}), bucket), queue: new SqsDeadLetterQueue(new SQSClient({}), queueUrl) };
   const dataDir = environment.DATA_DIR || defaultDataDir;
   const announced = local ? await announcedDeadLetterQueue(dataDir) : undefined;
   if (!announced) {
     throw new UsageError(
-      'mail redrive needs the dead-letter queue: against AWS give --stack NAME (or DEAD_LETTER_QUEUE_URL and BLOB_BUCKET); locally it reads the queue of the npm run start:stack running on DATA_DIR (npm start has none)',
+      `mail redrive needs the dead-letter queue: against AWS give --stack NAME (or DEAD_LETTER_QUEUE_URL and ${variables.blobBucket}); locally it reads the queue of the npm run start:stack running on DATA_DIR (npm start has none)`,
     );
   }
   const client = new SQSClient({ endpoint: announced.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

@@ -5,6 +5,7 @@ import { receiptRuleDomainsFrom, type ReceiptRuleDomains } from '../lambdas/core
 import { defaultDataDir } from '../local/config';
 import { ensureTables, startLocalDynamoDb } from '../local/local-dynamodb';
 import { announcedService, runningEndpoint, type AnnouncedService } from '../local/endpoint-file';
+import { functionEnvironmentNames } from '../lambdas/composition/function-environment';
 
 export interface Connection {
   stores: Stores;
@@ -28,7 +29,8 @@ export interface Connection {
  * service, or, when none runs, by opening the data directory itself.
  */
 export async function connect(environment: NodeJS.ProcessEnv): Promise<Connection> {
-  const given = environment.RECEIPT_RULE_DOMAINS === undefined ? undefined : receiptRuleDomainsFrom(environment.RECEIPT_RULE_DOMAINS);
+  const ruleDomains = environment[functionEnvironmentNames.receiptRuleDomains];
+  const given = ruleDomains === undefined ? undefined : receiptRuleDomainsFrom(ruleDomains);
   const awsTables = awsTableNames(environment);
   if (awsTables) {
     const stores = createStores({ tableNames: awsTables, dynamodbEndpoint: environment.DYNAMODB_ENDPOINT, receiptRule: given });

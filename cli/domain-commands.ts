@@ -1,6 +1,7 @@
 import { addDomain, disableDomain, OutsideReceiptRule, reachesService, registeredDomains, type DomainRecord } from '../lambdas/core/domains';
 import type { Domain } from '../lambdas/core/ports/domain-store';
 import { UsageError, type Args, type Command } from './command';
+import { functionEnvironmentNames as variables } from '../lambdas/composition/function-environment';
 
 /**
  * `domain add`, `domain disable` and `domain list`. Where SES receives (a stack, in AWS or under
@@ -15,7 +16,7 @@ export const domainCommands: Record<string, Command> = {
     const { receiptRule } = args.connection;
     if (!args.local && receiptRule === undefined) {
       throw new UsageError(
-        'domain add against AWS needs the receipt rule\'s domains: give --stack NAME (its output RECEIPT_RULE_DOMAINS), or set RECEIPT_RULE_DOMAINS to the -c domains the stack was deployed with',
+        `domain add against AWS needs the receipt rule's domains: give --stack NAME (its output ${variables.receiptRuleDomains}), or set ${variables.receiptRuleDomains} to the -c domains the stack was deployed with`,
       );
     }
     try {
@@ -47,7 +48,8 @@ export const domainCommands: Record<string, Command> = {
  */
 function redeployCommand(domains: string[], { local, environment }: Args): string {
   if (local) return `TEMPMAIL_DOMAINS=${domains.join(',')} npm run start:stack (once the running one has stopped)`;
-  const stage = environment.TEMPMAIL_ENV ? `-c stage=${environment.TEMPMAIL_ENV} ` : '';
+  const deployed = environment[variables.stage];
+  const stage = deployed ? `-c stage=${deployed} ` : '';
   return `npx cdk deploy ${stage}-c domains=${domains.join(',')} (with the other -c values it was deployed with)`;
 }
 

@@ -28,23 +28,23 @@ export function routeEntry(route: Pick<RouteDefinition, 'module'>): string {
   return `lambdas/api/handlers/${route.module}.ts`;
 }
 
-export const authorizerFunction: FunctionDeclaration = {
+export const authorizerFunction = {
   name: 'authorizer',
   entry: 'lambdas/api/authorizer.ts',
   trigger: { kind: 'authorizer' },
   // It reads the key, then reserves a unit of the account's allowance.
   access: { tables: { apiKeys: ['GetItem'], ...allowance } },
-};
+} as const satisfies FunctionDeclaration;
 
-export const recipientFilterFunction: FunctionDeclaration = {
+export const recipientFilterFunction = {
   name: 'recipientFilter',
   entry: 'lambdas/inbound/recipient-filter.ts',
   trigger: { kind: 'receipt-rule', invocation: 'RequestResponse' },
   // The recipient lookup (core/recipients.ts): one BatchGetItem of the domains and the address registry, then each matched email.
   access: { tables: { domains: ['BatchGetItem'], addresses: ['BatchGetItem'], emails: ['GetItem'] } },
-};
+} as const satisfies FunctionDeclaration;
 
-export const parserFunction: FunctionDeclaration = {
+export const parserFunction = {
   name: 'parser',
   entry: 'lambdas/inbound/ses-parser.ts',
   trigger: { kind: 'receipt-rule', invocation: 'Event' },
@@ -55,9 +55,9 @@ export const parserFunction: FunctionDeclaration = {
     // A mail whose lifetime passed before its event ran is dropped with its raw copy (ingest-mail.ts).
     blobs: { read: ['inbound/'], write: ['mail/'], delete: ['inbound/'] },
   },
-};
+} as const satisfies FunctionDeclaration;
 
-export const sweeperFunction: FunctionDeclaration = {
+export const sweeperFunction = {
   name: 'sweeper',
   entry: 'lambdas/inbound/sweeper.ts',
   trigger: { kind: 'schedule', everyMinutes: 1 },
@@ -66,7 +66,7 @@ export const sweeperFunction: FunctionDeclaration = {
     tables: { messages: ['Query', 'BatchWriteItem'] },
     blobs: { delete: ['mail/', 'inbound/'], list: ['mail/', 'inbound/'] },
   },
-};
+} as const satisfies FunctionDeclaration;
 
 /** The functions that serve the API's routes, one per row of the route table. */
 export const routeFunctions: readonly FunctionDeclaration[] = (routes as readonly RouteDefinition[]).map((route) => ({
@@ -93,9 +93,30 @@ export const functionManifest: readonly FunctionDeclaration[] = [
  * reads the secret, the OpenID Connect issuer and client where it verifies identity tokens.
  */
 export function furtherVariables(declaration: FunctionDeclaration): string[] {
-  const { trigger, access } = declaration;
   return [
-    ...(access.secrets?.includes('cursor') ? [functionEnvironmentNames.cursorSecretArn] : []),
-    ...(trigger.kind === 'route' && trigger.route.auth === 'identity' ? [functionEnvironmentNames.oidcIssuer, functionEnvironmentNames.oidcClientId] : []),
+    ...(readsCursorSecret(declaration) ? [functionEnvironmentNames.cursorSecretArn] : []),
+    ...(verifiesIdentity(declaration) ? [functionEnvironmentNames.oidcIssuer, functionEnvironmentNames.oidcClientId] : []),
   ];
+}
+
+/*
+ * What a declaration asks of the composition beyond the API's services, each asked in one way
+ * only: by the stack (its variables, its bundle's constants) and by the Lambda composition (the
+ * services it builds) alike.
+ */
+
+/** It reads or writes blobs: its services hold the blob store, its bundle the S3 client. */
+export function touchesBlobs(declaration: Pick<FunctionDeclaration, 'access'>): boolean {
+  return declaration.access.blobs !== undefined;
+}
+
+/** It signs or reads list cursors: its route is handed the cursor secret, read from Secrets Manager. */
+export function readsCursorSecret(declaration: Pick<FunctionDeclaration, 'access'>): boolean {
+  return declaration.access.secrets?.includes('cursor') ?? false;
+}
+
+/** A console route: it verifies the caller's identity token instead of the key authorizer's decision. */
+export function verifiesIdentity(declaration: Pick<FunctionDeclaration, 'trigger'>): boolean {
+  const { trigger } = declaration;
+  return trigger.kind === 'route' && trigger.route.auth === 'identity';
 }

@@ -24,9 +24,9 @@ import { apiDeclaration } from '../lambdas/api/routes';
 import { functionEnvironmentNames as names } from '../lambdas/composition/function-environment';
 import { authorizerFunction, furtherVariables, routeFunctions as routeDeclarations } from '../lambdas/function-manifest';
 import { declaredGatewayResponse, gatewayResponseTable, type GatewayResponse } from './gateway-responses';
-import { ServiceFunction } from './service-function';
+import { declaredCode, ServiceFunction } from './service-function';
 import { originVerifyValue } from './viewer-address';
-import { entryPath, grantAccess } from './grant-access';
+import { grantAccess } from './grant-access';
 import type { Storage } from './storage';
 import type { IUserPool } from 'aws-cdk-lib/aws-cognito';
 
@@ -117,7 +117,7 @@ export class Api extends Construct {
     for (const response of gatewayResponseTable) this.restApi.addGatewayResponse(response.type, gatewayResponseOptions(response));
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
-      entry: entryPath(authorizerFunction),
+      ...declaredCode(authorizerFunction),
       // The value the console's distribution adds: only with it is a viewer address believed.
       environment: { ...props.environment, [names.originVerify]: originVerifyValue() },
       description: 'Checks the API key, the short window and the allowance; hands its decision to the route',
@@ -146,7 +146,7 @@ export class Api extends Construct {
       // The client id is the console client's, made after the API: the stack adds it (`consoleFunctions`).
       const further: Record<string, string> = { [names.cursorSecretArn]: props.cursorSecret.secretArn, [names.oidcIssuer]: props.issuer };
       const fn = new ServiceFunction(this, `${route.id}Function`, {
-        entry: entryPath(declaration),
+        ...declaredCode(declaration),
         environment: {
           ...props.environment,
           ...Object.fromEntries(furtherVariables(declaration).flatMap((name) => (further[name] === undefined ? [] : [[name, further[name]]]))),

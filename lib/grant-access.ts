@@ -1,17 +1,8 @@
-import { join } from 'node:path';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { TableKey } from '../lambdas/adapters/dynamodb/table-definitions';
 import type { FunctionAccess } from '../lambdas/function-access';
-import type { FunctionDeclaration } from '../lambdas/function-manifest';
 import type { ServiceFunction } from './service-function';
 import type { Storage } from './storage';
-
-const projectRoot = join(__dirname, '..');
-
-/** A declared function's entry, as the bundler takes it. */
-export function entryPath(declaration: FunctionDeclaration): string {
-  return join(projectRoot, declaration.entry);
-}
 
 /**
  * Grants a function's role what its declaration (lambdas/function-manifest.ts) says its code

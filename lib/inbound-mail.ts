@@ -16,8 +16,8 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct, type IConstruct } from 'constructs';
 import { sesRawPrefix } from '../lambdas/inbound/ses-events';
 import { recipientFilterFunction, parserFunction } from '../lambdas/function-manifest';
-import { entryPath, grantAccess } from './grant-access';
-import { frameworkLogGroup, ServiceFunction } from './service-function';
+import { grantAccess } from './grant-access';
+import { declaredCode, frameworkLogGroup, ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
 export interface InboundMailProps {
@@ -69,7 +69,7 @@ export class InboundMail extends Construct {
     const { bucket } = props.storage;
 
     this.filterFunction = new ServiceFunction(this, 'RecipientFilter', {
-      entry: entryPath(recipientFilterFunction),
+      ...declaredCode(recipientFilterFunction),
       environment: props.environment,
       description: 'Stops the SES rule set unless a recipient is an active address',
       timeout: Duration.seconds(10),
@@ -85,7 +85,7 @@ export class InboundMail extends Construct {
     // since Lambda keeps 100 unreserved (docs/deploying-to-aws.md, step 0).
     const reserved = props.parserReservedConcurrency ?? 0;
     this.parserFunction = new ServiceFunction(this, 'Parser', {
-      entry: entryPath(parserFunction),
+      ...declaredCode(parserFunction),
       environment: props.environment,
       description: 'Parses a received mail into one message per active recipient',
       timeout: Duration.minutes(2),

@@ -5,6 +5,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { join, relative, sep } from 'node:path';
 import { bundleSettings } from './bundle-settings';
+import { bundleDefines } from '../lambdas/composition/bundle-defines';
+import type { FunctionDeclaration } from '../lambdas/function-manifest';
 import { entryMetadataKey } from './template-metadata';
 
 const projectRoot = join(__dirname, '..');
@@ -21,9 +23,19 @@ export function frameworkLogGroup(scope: Construct, id: string): LogGroup {
 }
 
 
+/**
+ * A declared function's code as the bundler takes it: its entry, and the constants its manifest
+ * row writes into its bundle (lambdas/composition/bundle-defines.ts).
+ */
+export function declaredCode(declaration: FunctionDeclaration): Pick<ServiceFunctionProps, 'entry' | 'define'> {
+  return { entry: join(projectRoot, declaration.entry), define: bundleDefines(declaration) };
+}
+
 export interface ServiceFunctionProps {
   /** The entry file; it exports `handler`. */
   entry: string;
+  /** Constants replaced at bundling (esbuild's `define`): a declared function's, from its manifest row. */
+  define?: Record<string, string>;
   environment: Record<string, string>;
   description: string;
   timeout?: Duration;
@@ -59,6 +71,7 @@ export class ServiceFunction extends NodejsFunction {
         mainFields: [...bundleSettings.mainFields],
         format: OutputFormat.CJS,
         bundleAwsSDK: true,
+        ...(props.define ? { define: props.define } : {}),
         forceDockerBundling: false,
       },
     });

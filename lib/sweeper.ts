@@ -3,8 +3,8 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import { sweeperFunction, type FunctionDeclaration } from '../lambdas/function-manifest';
-import { entryPath, grantAccess } from './grant-access';
-import { ServiceFunction } from './service-function';
+import { grantAccess } from './grant-access';
+import { declaredCode, ServiceFunction } from './service-function';
 import type { Storage } from './storage';
 
 /** A scheduled run queued longer than this is dropped: the next minute's run has started by then. */
@@ -22,7 +22,7 @@ export class Sweeper extends Construct {
   constructor(scope: Construct, id: string, props: { storage: Storage; environment: Record<string, string> }) {
     super(scope, id);
     this.sweeperFunction = new ServiceFunction(this, 'Function', {
-      entry: entryPath(sweeperFunction),
+      ...declaredCode(sweeperFunction),
       environment: props.environment,
       description: 'Deletes expired messages and their blobs',
       // A run stops starting batches 15 s before this and picks up where it stopped a minute later.

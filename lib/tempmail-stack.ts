@@ -157,14 +157,14 @@ export class TempmailStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
-    new CfnOutput(this, 'Stage', { value: props.stage, description: 'TEMPMAIL_ENV' });
+    new CfnOutput(this, 'Stage', { value: props.stage, description: functionEnvironmentNames.stage });
     // The operator CLI's `domain add` refuses a domain outside them (SES would refuse its mail).
-    new CfnOutput(this, 'ReceiptRuleDomains', { value: props.domains.join(','), description: 'RECEIPT_RULE_DOMAINS' });
+    new CfnOutput(this, 'ReceiptRuleDomains', { value: props.domains.join(','), description: functionEnvironmentNames.receiptRuleDomains });
     new CfnOutput(this, 'ConsoleUrl', { value: hosting.consoleUrl });
     new CfnOutput(this, 'ApiReferenceUrl', { value: hosting.referenceUrl });
     new CfnOutput(this, 'ConsoleIssuer', { value: identity.issuer });
     new CfnOutput(this, 'ConsoleClientId', { value: client.userPoolClientId });
-    new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: 'BLOB_BUCKET' });
+    new CfnOutput(this, 'MailBucket', { value: storage.bucket.bucketName, description: functionEnvironmentNames.blobBucket });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: inbound.deadLetterQueue.queueUrl, description: 'DEAD_LETTER_QUEUE_URL' });
     for (const key of tableKeys) {
       // Named as the operator CLI reads them from its environment, e.g. API_KEYS_TABLE.

@@ -4,6 +4,7 @@ import { environmentPattern } from '../lambdas/core/api-keys';
 import { emailLifetimeSeconds, messageLifetimeSeconds } from '../lambdas/core/lifetimes';
 import { shortWindowLimits } from '../lambdas/core/short-window';
 import { localConsoleClientId } from './local-oidc-issuer';
+import { functionEnvironmentNames as names } from '../lambdas/composition/function-environment';
 
 /** Where `npm start` and the operator CLI keep dynalite's files, blobs and the cursor secret unless `DATA_DIR` says otherwise. */
 export const defaultDataDir = '.data';
@@ -11,7 +12,10 @@ export const defaultDataDir = '.data';
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 const seconds = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
 
-/** The local runtime's environment (DESIGN: local operator interface), validated once at start. */
+/**
+ * The local runtime's environment (DESIGN: local operator interface), validated once at start. The
+ * variables it shares with the functions are named by their one list (function-environment.ts).
+ */
 const localEnvironment = z.object({
   PORT: port(3000),
   SMTP_PORT: port(2525),
@@ -21,15 +25,15 @@ const localEnvironment = z.object({
     .string()
     .default('tempmail.localhost')
     .transform((list) => list.split(',').map((domain) => domain.trim()).filter(Boolean)),
-  TEMPMAIL_ENV: z.string().regex(environmentPattern).default('local'),
-  TEMPMAIL_MESSAGE_TTL_SECONDS: seconds(messageLifetimeSeconds),
-  TEMPMAIL_EMAIL_TTL_SECONDS: seconds(emailLifetimeSeconds),
+  [names.stage]: z.string().regex(environmentPattern).default('local'),
+  [names.messageTtlSeconds]: seconds(messageLifetimeSeconds),
+  [names.emailTtlSeconds]: seconds(emailLifetimeSeconds),
   TEMPMAIL_CURSOR_SECRET: z.string().min(32).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_KEY: z.coerce.number().int().min(1).optional(),
   TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT: z.coerce.number().int().min(1).optional(),
-  LOG_LEVEL: z.enum(logLevels).default('warn'),
-  OIDC_ISSUER: z.url().optional(),
-  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  [names.logLevel]: z.enum(logLevels).default('warn'),
+  [names.oidcIssuer]: z.url().optional(),
+  [names.oidcClientId]: z.string().min(1).optional(),
   TEMPMAIL_SUPPORT_CONTACT: z.string().min(1).max(200).optional(),
 });
 
@@ -63,15 +67,16 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const env = parsed.data;
+  const issuer = env[names.oidcIssuer];
   return {
     host: env.HOST,
     port: env.PORT,
     smtpPort: env.SMTP_PORT,
     dataDir: env.DATA_DIR,
     domains: env.TEMPMAIL_DOMAINS,
-    env: env.TEMPMAIL_ENV,
-    messageTtlSeconds: env.TEMPMAIL_MESSAGE_TTL_SECONDS,
-    emailTtlSeconds: env.TEMPMAIL_EMAIL_TTL_SECONDS,
+    env: env[names.stage],
+    messageTtlSeconds: env[names.messageTtlSeconds],
+    emailTtlSeconds: env[names.emailTtlSeconds],
     cursorSecret: env.TEMPMAIL_CURSOR_SECRET,
     ...(env.TEMPMAIL_SHORT_WINDOW_PER_KEY || env.TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT
       ? {
@@ -81,8 +86,8 @@ export function readLocalConfig(environment: NodeJS.ProcessEnv): LocalConfig {
           },
         }
       : {}),
-    logLevel: env.LOG_LEVEL,
+    logLevel: env[names.logLevel],
     ...(env.TEMPMAIL_SUPPORT_CONTACT ? { supportContact: env.TEMPMAIL_SUPPORT_CONTACT } : {}),
-    ...(env.OIDC_ISSUER !== undefined ? { oidc: { issuer: env.OIDC_ISSUER, clientId: env.OIDC_CLIENT_ID ?? localConsoleClientId } } : {}),
+    ...(issuer !== undefined ? { oidc: { issuer, clientId: env[names.oidcClientId] ?? localConsoleClientId } } : {}),
   };
 }

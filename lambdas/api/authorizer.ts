@@ -3,7 +3,9 @@ import { authorize, type Credentials } from '../core/authorize';
 import { clientAddress, originVerifyHeader, viewerAddressHeader } from '../core/client-address';
 import { Unavailable } from '../core/errors';
 import { encodeDecision, type AuthorizerContext } from './authorizer-context';
-import { authorizerOriginVerify, lambdaServices } from '../composition/lambda-services';
+import { authorizerOriginVerify } from '../composition/lambda-services';
+import { lambdaFunctionServices } from '../composition/lambda-function-services';
+import { authorizerFunction } from '../function-manifest';
 import { allHeaderValues } from './proxy-event';
 import { routeForResource } from './routes';
 import type { ApiServices } from '../composition/services';
@@ -63,4 +65,4 @@ function mapValues(single: Record<string, string | undefined>): Record<string, s
   );
 }
 
-export const handler = createAuthorizer(lambdaServices, authorizerOriginVerify());
+export const handler = createAuthorizer(lambdaFunctionServices(authorizerFunction), authorizerOriginVerify());

@@ -1,6 +1,7 @@
-import { lambdaServices } from '../composition/lambda-services';
+import { lambdaFunctionServices } from '../composition/lambda-function-services';
 import type { ApiServices } from '../composition/services';
 import { activeRecipients } from '../core/recipients';
+import { recipientFilterFunction } from '../function-manifest';
 import { sesMail, sesVirusFound, type SesReceiptEvent } from './ses-events';
 
 /**
@@ -17,4 +18,4 @@ export function createRecipientFilter(services: () => ApiServices) {
   };
 }
 
-export const handler = createRecipientFilter(lambdaServices);
+export const handler = createRecipientFilter(lambdaFunctionServices(recipientFilterFunction));

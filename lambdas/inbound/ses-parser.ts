@@ -1,7 +1,8 @@
-import { lambdaBlobServices } from '../composition/lambda-blob-services';
+import { lambdaFunctionServices } from '../composition/lambda-function-services';
 import type { BlobServices } from '../composition/services';
 import { RecipientMemory } from '../core/recipients';
 import { ingestMail } from '../mail/ingest-mail';
+import { parserFunction } from '../function-manifest';
 import { sesReceivedMail, type SesReceiptEvent } from './ses-events';
 
 /**
@@ -19,4 +20,4 @@ export function createSesParser(services: () => BlobServices) {
   };
 }
 
-export const handler = createSesParser(lambdaBlobServices);
+export const handler = createSesParser(lambdaFunctionServices(parserFunction));

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { bundleAliases, bundleSettings } from '../../lib/bundle-settings';
+import { bundleDefines } from '../../lambdas/composition/bundle-defines';
+import { authorizerFunction, functionManifest, type FunctionDeclaration } from '../../lambdas/function-manifest';
 import { startTestService, type TestService } from '../support/local-service';
 import { runProcess } from '../support/run-process';
 
@@ -18,11 +20,19 @@ let secretsManager: Server;
 const secretReads: { target: string; secretId: string }[] = [];
 const cursorSecretArn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:CursorSecret-AbCdEf';
 
-/** Bundles an entry exactly as the stack does; returns the bundle's path and what went into it. */
-async function bundleWithInputs(name: string, entry: string): Promise<{ outfile: string; inputs: string[] }> {
-  const outfile = join(outDir, name, 'index.js');
+const bundles = new Map<string, Promise<{ outfile: string; inputs: string[] }>>();
+
+/** Bundles a declared function exactly as the stack does, once per suite; returns the bundle's path and what is in it. */
+function bundleWithInputs(declaration: FunctionDeclaration): Promise<{ outfile: string; inputs: string[] }> {
+  const built = bundles.get(declaration.name) ?? buildBundle(declaration);
+  bundles.set(declaration.name, built);
+  return built;
+}
+
+async function buildBundle(declaration: FunctionDeclaration): Promise<{ outfile: string; inputs: string[] }> {
+  const outfile = join(outDir, declaration.name, 'index.js');
   const result = await build({
-    entryPoints: [join(projectRoot, entry)],
+    entryPoints: [join(projectRoot, declaration.entry)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -30,17 +40,27 @@ async function bundleWithInputs(name: string, entry: string): Promise<{ outfile:
     target: bundleSettings.target,
     mainFields: [...bundleSettings.mainFields],
     alias: { ...bundleAliases },
+    define: bundleDefines(declaration),
     minify: bundleSettings.minify,
     sourcemap: bundleSettings.sourceMap,
     sourcesContent: bundleSettings.sourcesContent,
     metafile: true,
     logLevel: 'silent',
   });
-  return { outfile, inputs: Object.keys(result.metafile.inputs) };
+  // What is in the bundle: the inputs that left code in it, not every file esbuild read and then dropped.
+  const output = Object.values(result.metafile.outputs).find((candidate) => candidate.entryPoint !== undefined)!;
+  return { outfile, inputs: Object.entries(output.inputs).flatMap(([input, { bytesInOutput }]) => (bytesInOutput > 0 ? [input] : [])) };
 }
 
-async function bundle(name: string, entry: string): Promise<string> {
-  return (await bundleWithInputs(name, entry)).outfile;
+/** A function of the manifest by its name. */
+function declared(name: string): FunctionDeclaration {
+  const declaration = functionManifest.find((candidate) => candidate.name === name);
+  if (!declaration) throw new Error(`no function ${name} in the manifest`);
+  return declaration;
+}
+
+async function bundle(name: string): Promise<string> {
+  return (await bundleWithInputs(declared(name))).outfile;
 }
 
 /**
@@ -108,8 +128,8 @@ afterAll(async () => {
 describe('the bundles that ship', () => {
   it('authorize and serve a real request against DynamoDB, as Lambda would run them', async () => {
     const { accountId, apiKey } = await service.account('free');
-    const authorizer = await bundle('authorizer', 'lambdas/api/authorizer.ts');
-    const listDomains = await bundle('listDomains', 'lambdas/api/handlers/list-domains.ts');
+    const authorizer = await bundle(authorizerFunction.name);
+    const listDomains = await bundle('listDomains');
     const run = await invoke(authorizer, listDomains, apiKey, '/v1/domains', '/v1/domains');
     expect(run.stderr).toBe('');
     const response = JSON.parse(run.stdout);
@@ -124,15 +144,15 @@ describe('the bundles that ship', () => {
   }, 60_000);
 
   it('refuse an unknown key with 401 from the bundled pipeline', async () => {
-    const authorizer = await bundle('authorizer', 'lambdas/api/authorizer.ts');
-    const usage = await bundle('getUsage', 'lambdas/api/handlers/get-usage.ts');
+    const authorizer = await bundle(authorizerFunction.name);
+    const usage = await bundle('getUsage');
     const run = await invoke(authorizer, usage, `tm_local_${'C'.repeat(43)}`, '/v1/usage', '/v1/usage');
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout).statusCode).toBe(401);
   }, 60_000);
 
   it('take AWS credentials from the environment alone, without the default chain and its SSO/STS clients', async () => {
-    const { inputs } = await bundleWithInputs('getMessage', 'lambdas/api/handlers/get-message.ts');
+    const { inputs } = await bundleWithInputs(declared('getMessage'));
     const packages = inputs.filter((input) => /node_modules\/@aws-sdk\/(nested-clients|credential-provider-(node|sso|ini|web-identity|env))\//.test(input));
     expect(new Set(packages.map((input) => input.replace(/^.*node_modules\/(@aws-sdk\/[^/]+)\/.*$/, '$1')))).toEqual(
       new Set(['@aws-sdk/credential-provider-env']),
@@ -140,7 +160,8 @@ describe('the bundles that ship', () => {
   }, 60_000);
 
   it('decode mail with one copy of libmime, charsets through iconv-lite and encoding-japanese as the parser ships them', async () => {
-    const { outfile, inputs } = await bundleWithInputs('parseMail', 'lambdas/mail/parse-mail.ts');
+    // The parser's own module, bundled with the parser function's settings, so that its export can be called.
+    const { outfile, inputs } = await bundleWithInputs({ ...declared('parser'), name: 'parseMail', entry: 'lambdas/mail/parse-mail.ts' });
     // mailparser imports libmime and mailsplit requires it: both reach its CommonJS build alone.
     const libmime = inputs.filter((input) => input.includes('node_modules/libmime/'));
     expect(libmime.length).toBeGreaterThan(0);
@@ -181,6 +202,20 @@ describe('the bundles that ship', () => {
     expect(mail.text.trim()).toBe('中文邮件，网址 https://example.com/a');
     expect(mail.attachments).toEqual([expect.objectContaining({ filename: 'résumé.txt', sizeBytes: 8 })]);
     expect(mail.failure).toBeUndefined();
+  }, 60_000);
+
+  it('hold the clients their manifest row names, and not the others', async () => {
+    /** The optional parts of the composition, by the package each brings into a bundle. */
+    const parts = { blobs: '@aws-sdk/client-s3', cursorSecret: '@aws-sdk/client-secrets-manager', identity: 'jose' };
+    const held = async (name: string) => {
+      const { inputs } = await bundleWithInputs(declared(name));
+      return Object.entries(parts).flatMap(([part, pkg]) => (inputs.some((input) => input.includes(`node_modules/${pkg}/`)) ? [part] : []));
+    };
+    expect(await held('getUsage')).toEqual([]);
+    expect(await held('getMessage')).toEqual(['blobs']);
+    expect(await held('listDomains')).toEqual(['cursorSecret']);
+    expect(await held('consoleListEmails')).toEqual(['cursorSecret', 'identity']);
+    expect(await held('sweeper')).toEqual(['blobs']);
   }, 60_000);
 });
 

@@ -1,10 +1,9 @@
 import * as z from 'zod/mini';
 import { createKey } from '../../core/console-keys';
 import type { ConsoleRouteHandler } from '../api-types';
-import { createConsoleHandler } from '../create-console-handler';
-import { consoleLambdaServices } from '../../composition/lambda-services';
 import { parseJsonBody } from '../json-body';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 const createKeyBody = z.strictObject({ label: z.string() });
 /** A label and its JSON: far below this. */
@@ -25,4 +24,4 @@ export const route: ConsoleRouteHandler = async (request, services) => {
   };
 };
 
-export const handler = createConsoleHandler(route, consoleLambdaServices);
+export const handler = lambdaRoute('consoleCreateKey', route);

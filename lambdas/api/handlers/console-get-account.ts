@@ -1,8 +1,7 @@
 import { usageRecord } from '../../core/usage';
 import type { ConsoleRouteHandler } from '../api-types';
-import { createConsoleHandler } from '../create-console-handler';
-import { consoleLambdaServices } from '../../composition/lambda-services';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /console/v1/account: the signed-in customer's account and its allowance. Never charged. */
 export const route: ConsoleRouteHandler = async (request) => {
@@ -21,4 +20,4 @@ export const route: ConsoleRouteHandler = async (request) => {
   };
 };
 
-export const handler = createConsoleHandler(route, consoleLambdaServices);
+export const handler = lambdaRoute('consoleGetAccount', route);

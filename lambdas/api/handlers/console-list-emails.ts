@@ -1,10 +1,8 @@
 import { listAccountEmails } from '../../core/account-emails';
 import type { ConsoleRouteHandler } from '../api-types';
-import { createConsoleHandler } from '../create-console-handler';
-import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
-import { consoleLambdaServices } from '../../composition/lambda-services';
 import type { ConsoleServices, CursorServices } from '../../composition/services';
 import { parseListQuery } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /console/v1/emails: the account's inboxes, newest first, paged like `/v1` lists. */
 export const route: ConsoleRouteHandler<CursorServices<ConsoleServices>> = async (request, services) => {
@@ -12,4 +10,4 @@ export const route: ConsoleRouteHandler<CursorServices<ConsoleServices>> = async
   return { status: 200, body: { data: page.items, pagination: page.pagination } };
 };
 
-export const handler = createConsoleHandler(withCursorSecret(route, lambdaCursorSecret), consoleLambdaServices);
+export const handler = lambdaRoute('consoleListEmails', route);

@@ -1,8 +1,7 @@
 import { listKeys } from '../../core/console-keys';
 import type { ConsoleRouteHandler } from '../api-types';
-import { createConsoleHandler } from '../create-console-handler';
-import { consoleLambdaServices } from '../../composition/lambda-services';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /console/v1/keys: the account's keys, newest first: label, prefix, created and last used. */
 export const route: ConsoleRouteHandler = async (request, services) => {
@@ -10,4 +9,4 @@ export const route: ConsoleRouteHandler = async (request, services) => {
   return { status: 200, body: { data: await listKeys(request.account, services) } };
 };
 
-export const handler = createConsoleHandler(route, consoleLambdaServices);
+export const handler = lambdaRoute('consoleListKeys', route);

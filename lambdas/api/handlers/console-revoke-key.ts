@@ -2,9 +2,8 @@ import { revokeKey } from '../../core/console-keys';
 import { InvalidRequest } from '../../core/errors';
 import { isIdOf } from '../../core/ids';
 import type { ConsoleRouteHandler } from '../api-types';
-import { createConsoleHandler } from '../create-console-handler';
-import { consoleLambdaServices } from '../../composition/lambda-services';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /**
  * DELETE /console/v1/keys/{key_id}: revokes one of the account's keys; it then gets 401 on
@@ -19,4 +18,4 @@ export const route: ConsoleRouteHandler = async (request, services) => {
   return { status: 200, body: { data: await revokeKey(request.account, keyId, services) } };
 };
 
-export const handler = createConsoleHandler(route, consoleLambdaServices);
+export const handler = lambdaRoute('consoleRevokeKey', route);

@@ -6,13 +6,12 @@ import { InvalidRequest } from '../../core/errors';
 import type { EmailRecord } from '../../core/ports/email-store';
 import { parseIdempotencyKey } from '../../core/idempotency';
 import type { ApiRequest, ApiResult, RouteHandler } from '../api-types';
-import { createApiHandler } from '../create-api-handler';
 import { parseJsonBody } from '../json-body';
-import { lambdaServices } from '../../composition/lambda-services';
 import type { ApiServices } from '../../composition/services';
 import { allowanceUsedUp } from '../middlewares/authorizer-decision';
 import { singleHeader } from '../proxy-event';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** Bodies larger than this are 413 `payload_too_large`, uncharged (DESIGN: gaps). */
 export const createBodyMaxBytes = 16 * 1024;
@@ -72,4 +71,4 @@ function created(email: EmailRecord, replayed: boolean, services: ApiServices): 
   };
 }
 
-export const handler = createApiHandler(route, lambdaServices, { exhaustedRoute });
+export const handler = lambdaRoute('createEmail', route, { exhaustedRoute });

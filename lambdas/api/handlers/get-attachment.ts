@@ -1,11 +1,10 @@
 import { openAttachment } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
-import { createApiHandler } from '../create-api-handler';
 import { fileResult } from '../file-result';
-import { lambdaBlobServices } from '../../composition/lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
 import type { BlobServices } from '../../composition/services';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /v1/messages/{message_id}/attachments/{attachment_id}: the bytes, always as a download. */
 export const route: RouteHandler<BlobServices> = async (request, services) => {
@@ -19,4 +18,4 @@ export const route: RouteHandler<BlobServices> = async (request, services) => {
   return fileResult(request, blob, { contentType: 'application/octet-stream', filename: attachment.filename });
 };
 
-export const handler = createApiHandler(route, lambdaBlobServices, { stream: true });
+export const handler = lambdaRoute('getAttachment', route);

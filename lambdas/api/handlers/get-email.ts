@@ -1,9 +1,8 @@
 import { getEmail, toEmailResource } from '../../core/emails';
 import type { RouteHandler } from '../api-types';
-import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../../composition/lambda-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /v1/emails/{email_id}: the account's own, unexpired email; anything else is the same 404. */
 export const route: RouteHandler = async (request, services) => {
@@ -12,4 +11,4 @@ export const route: RouteHandler = async (request, services) => {
   return { status: 200, body: { data: toEmailResource(email, services.clock.now()) } };
 };
 
-export const handler = createApiHandler(route, lambdaServices);
+export const handler = lambdaRoute('getEmail', route);

@@ -1,10 +1,9 @@
 import { getMessage, toMessageResource } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
 import type { BlobServices } from '../../composition/services';
-import { createApiHandler } from '../create-api-handler';
-import { lambdaBlobServices } from '../../composition/lambda-blob-services';
 import { pathId } from '../path-id';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /v1/messages/{message_id}: the parsed message, HTML sanitized, with attachment metadata; bodies cut to fit a buffered response (core: toMessageResource). */
 export const route: RouteHandler<BlobServices> = async (request, services) => {
@@ -13,4 +12,4 @@ export const route: RouteHandler<BlobServices> = async (request, services) => {
   return { status: 200, body: { data: await toMessageResource(message, services.blobs) } };
 };
 
-export const handler = createApiHandler(route, lambdaBlobServices);
+export const handler = lambdaRoute('getMessage', route);

@@ -1,8 +1,7 @@
 import { readUsage } from '../../core/usage';
 import type { RouteHandler } from '../api-types';
-import { createApiHandler } from '../create-api-handler';
-import { lambdaServices } from '../../composition/lambda-services';
 import { noQuery, parseInput } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /v1/usage: the account's usage record, the authority on its allowance. Never charged. */
 export const route: RouteHandler = async (request, services) => {
@@ -10,4 +9,4 @@ export const route: RouteHandler = async (request, services) => {
   return { status: 200, body: { data: await readUsage(request.account.accountId, services) } };
 };
 
-export const handler = createApiHandler(route, lambdaServices);
+export const handler = lambdaRoute('getUsage', route);

@@ -1,10 +1,8 @@
 import { listDomains } from '../../core/domains';
 import type { RouteHandler } from '../api-types';
-import { createApiHandler } from '../create-api-handler';
-import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
-import { lambdaServices } from '../../composition/lambda-services';
 import type { CursorServices } from '../../composition/services';
 import { parseListQuery } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /v1/domains: the domains available to the account, paginated with signed cursors. */
 export const route: RouteHandler<CursorServices> = async (request, services) => {
@@ -13,4 +11,4 @@ export const route: RouteHandler<CursorServices> = async (request, services) => 
   return { status: 200, body: { data: page.items, pagination: page.pagination } };
 };
 
-export const handler = createApiHandler(withCursorSecret(route, lambdaCursorSecret), lambdaServices);
+export const handler = lambdaRoute('listDomains', route);

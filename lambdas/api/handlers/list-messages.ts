@@ -1,11 +1,9 @@
 import { listMessages } from '../../core/messages';
 import type { RouteHandler } from '../api-types';
-import { createApiHandler } from '../create-api-handler';
-import { lambdaCursorSecret, withCursorSecret } from '../../composition/cursor-secret';
-import { lambdaServices } from '../../composition/lambda-services';
 import type { CursorServices } from '../../composition/services';
 import { pathId } from '../path-id';
 import { parseListQuery } from '../query';
+import { lambdaRoute } from '../../composition/lambda-route';
 
 /** GET /v1/emails/{email_id}/messages: what arrived and has not expired, newest first. */
 export const route: RouteHandler<CursorServices> = async (request, services) => {
@@ -15,4 +13,4 @@ export const route: RouteHandler<CursorServices> = async (request, services) => 
   return { status: 200, body: { data: page.items, pagination: page.pagination } };
 };
 
-export const handler = createApiHandler(withCursorSecret(route, lambdaCursorSecret), lambdaServices);
+export const handler = lambdaRoute('listMessages', route);
