@@ -3,6 +3,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../lambdas/core/logger';
 import { callFromCommand, evaluate, type Decision, type IamRequest, type MappedCommand, type ResourcePolicy } from '../iam';
+import type { StorageChannel } from '../dynalite-channel';
 import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
 import { s3LimitRefusal } from './service-limits';
 import { localNaming, type StackFunction } from './template';
@@ -19,6 +20,8 @@ export interface EvaluatedCall {
 export interface AwsBackends {
   /** dynalite's endpoint. */
   dynamodb: string;
+  /** dynalite's thread without the loopback HTTP hop (local/dynalite-channel.ts); absent: calls go to `dynamodb`. */
+  dynamodbChannel?: StorageChannel;
   s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer, caller: S3Caller) => Promise<void>;
   secrets: ReadonlyMap<string, string>;
   /** The SQS emulator, and the local URL of a queue the template's URL (or any URL ending in its name) names. */
@@ -162,7 +165,7 @@ export async function startFunctionEndpoint(
       return jsonError(res, 400, service === 'dynamodb' ? 'com.amazon.coral.service#AccessDeniedException' : 'AccessDeniedException', message);
     }
     for (const request of mapped.requests) await backends.hold?.({ function: fn.name, action: request.action, resource: request.resource });
-    if (service === 'dynamodb') return forward(req, res, backends.dynamodb, body);
+    if (service === 'dynamodb') return backends.dynamodbChannel ? relay(req, res, url, body, backends.dynamodbChannel) : forward(req, res, backends.dynamodb, body);
     if (service === 'sqs') {
       if (!backends.sqs) return jsonError(res, 400, 'com.amazonaws.sqs#QueueDoesNotExist', 'The specified queue does not exist.', 'AWS.SimpleQueueService.NonExistentQueue;Sender');
       // The template's queue URL names the queue; the emulator knows it by its own URL.
@@ -213,4 +216,16 @@ async function forward(req: IncomingMessage, res: ServerResponse, endpoint: stri
   res.writeHead(answer.statusCode ?? 500, answer.headers);
   answer.pipe(res);
   await once(answer, 'end');
+}
+
+/**
+ * Passes an allowed call on to a storage thread's channel as it came (method, path, headers and
+ * body), and its answer back as the thread gave it: the same bytes as over HTTP, without a
+ * second loopback round trip for every call a function makes.
+ */
+async function relay(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer, channel: StorageChannel): Promise<void> {
+  const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]])));
+  const { response } = await channel.handle({ method: req.method ?? 'POST', path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body });
+  res.writeHead(response.statusCode, response.headers);
+  res.end(response.body);
 }

@@ -181,7 +181,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   if ('missing' in tableNames) throw new Error(`the template's functions lack table names: ${tableNames.missing.join(', ')}`);
   // The operator's clock is the functions' own: a test moving their time moves what it reads with it.
   const operator = createServices(
-    { client: createDocumentClient({ endpoint: dynamodb.endpoint }), env: config.env, tableNames, cursorSecret, logLevel: config.logLevel },
+    { client: createDocumentClient({ endpoint: dynamodb.endpoint, requestHandler: dynamodb.requestHandler }), env: config.env, tableNames, cursorSecret, logLevel: config.logLevel },
     { clock: servicesClock },
   );
   for (const domain of config.domains) await addDomain(domain, operator);
@@ -221,7 +221,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   for (const fn of functions) {
     const endpoint = await startFunctionEndpoint(
       fn,
-      { dynamodb: dynamodb.endpoint, s3, secrets, sqs: queues, resourcePolicy: policies, ...(options.holdCall ? { hold: options.holdCall } : {}) },
+      { dynamodb: dynamodb.endpoint, dynamodbChannel: dynamodb.requestHandler, s3, secrets, sqs: queues, resourcePolicy: policies, ...(options.holdCall ? { hold: options.holdCall } : {}) },
       (call) => calls.push(call),
       logger,
     );
