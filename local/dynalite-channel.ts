@@ -27,8 +27,16 @@ export interface ChannelReply {
 
 type RequestHandler = NonNullable<DynamoDBClientConfig['requestHandler']>;
 
+/** One signed request as the SDK hands it over, and the thread's answer: the channel as a caller other than the SDK uses it. */
+export interface StorageChannel {
+  handle(
+    request: { method: string; path: string; query?: Record<string, string>; headers: Record<string, string>; body?: unknown },
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<{ response: { statusCode: number; headers: Record<string, string>; body: Uint8Array } }>;
+}
+
 /** The SDK request handler of the service's side: one request in flight per id, answered by the thread. */
-export function channelRequestHandler(port: MessagePort): RequestHandler {
+export function channelRequestHandler(port: MessagePort): RequestHandler & StorageChannel {
   let nextId = 0;
   const pending = new Map<number, (reply: ChannelReply) => void>();
   port.on('message', (reply: ChannelReply) => {
@@ -70,7 +78,7 @@ export function channelRequestHandler(port: MessagePort): RequestHandler {
     httpHandlerConfigs: () => ({}),
     destroy: () => undefined,
   };
-  return handler as unknown as RequestHandler;
+  return handler as unknown as RequestHandler & StorageChannel;
 }
 
 function bodyText(body: unknown): string {

@@ -1,5 +1,6 @@
 import { isWildcardOnlyAction, runSimulation, type RunSimulationResults, type SimulationErrors } from '@cloud-copilot/iam-simulate';
 import type { IamRequest } from './commands';
+import { DecisionMemo } from './decision-memo';
 import type { FunctionRole, PolicyDocument } from './roles';
 
 export type Decision =
@@ -50,7 +51,16 @@ interface Caller {
   describe: string;
 }
 
+/** The decisions of `judge` and of `policyAllows`, by everything that decides them (see DecisionMemo). */
+const decisions = new DecisionMemo<Decision>();
+const authorizerDecisions = new DecisionMemo<boolean>();
+
+/** A request's decision, evaluated once for the same caller, policies and request; each caller gets its own copy. */
 async function judge(caller: Caller, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
+  return { ...(await decisions.decide({ caller, call, resourcePolicy }, () => judgeAfresh(caller, call, resourcePolicy))) };
+}
+
+async function judgeAfresh(caller: Caller, call: IamRequest, resourcePolicy: ResourcePolicy | undefined): Promise<Decision> {
   const [service, action] = call.action.split(':');
   const wildcardOnly = await isWildcardOnlyAction(service ?? '', action ?? '').catch(() => undefined);
   if (wildcardOnly === undefined) return { result: 'unmappable', reason: `${call.action} is not an IAM action` };
@@ -81,8 +91,10 @@ async function judge(caller: Caller, call: IamRequest, resourcePolicy: ResourceP
  * deny wins; a policy that names neither allows nothing; one the evaluator cannot read allows nothing.
  */
 export async function policyAllows(document: PolicyDocument, request: { action: string; resource: string; accountId: string }): Promise<boolean> {
-  const outcome = await simulate(`arn:aws:iam::${request.accountId}:root`, [{ name: 'authorizer', document }], request).catch(() => undefined);
-  return outcome?.resultType !== 'error' && outcome?.overallResult === 'Allowed';
+  return authorizerDecisions.decide({ document, request }, async () => {
+    const outcome = await simulate(`arn:aws:iam::${request.accountId}:root`, [{ name: 'authorizer', document }], request).catch(() => undefined);
+    return outcome?.resultType !== 'error' && outcome?.overallResult === 'Allowed';
+  });
 }
 
 function simulate(

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { StorageChannel } from '../dynalite-channel';
 import { evaluate, type IamRequest, type ResourcePolicy } from '../iam';
 import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
 import { s3LimitRefusal } from './service-limits';
@@ -9,6 +10,8 @@ import type { StackFunction } from './template';
 export interface ServiceStandIns {
   /** dynalite's endpoint. */
   dynamodb: string;
+  /** dynalite's thread without the loopback HTTP hop (local/dynalite-channel.ts); absent: calls go to `dynamodb`. */
+  dynamodbChannel?: StorageChannel;
   s3: (req: IncomingMessage, res: ServerResponse, url: URL, operation: S3Operation, body: Buffer, caller: S3Caller) => Promise<void>;
   secrets: ReadonlyMap<string, string>;
   /** The SQS emulator, and the local URL of a queue the template's URL (or any URL ending in its name) names. */
@@ -64,7 +67,9 @@ export function serviceBackends(fn: StackFunction, backends: ServiceStandIns): R
       'dynamodb',
       {
         sdkId: 'DynamoDB',
-        read: jsonProtocol(({ req, res, body }) => forward(req, res, backends.dynamodb, body)),
+        read: jsonProtocol(({ req, res, url, body }) =>
+          backends.dynamodbChannel ? relay(req, res, url, body, backends.dynamodbChannel) : forward(req, res, backends.dynamodb, body),
+        ),
         denied: accessDenied('com.amazon.coral.service#AccessDeniedException'),
       },
     ],
@@ -158,4 +163,16 @@ async function forward(req: IncomingMessage, res: ServerResponse, endpoint: stri
   res.writeHead(answer.statusCode ?? 500, answer.headers);
   answer.pipe(res);
   await once(answer, 'end');
+}
+
+/**
+ * Passes an allowed call on to a storage thread's channel as it came (method, path, headers and
+ * body), and its answer back as the thread gave it: the same bytes as over HTTP, without a
+ * second loopback round trip for every call a function makes.
+ */
+async function relay(req: IncomingMessage, res: ServerResponse, url: URL, body: Buffer, channel: StorageChannel): Promise<void> {
+  const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]])));
+  const { response } = await channel.handle({ method: req.method ?? 'POST', path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body });
+  res.writeHead(response.statusCode, response.headers);
+  res.end(response.body);
 }

@@ -5,12 +5,14 @@ import { DirectoryBlobStore } from '../../lambdas/adapters/blobs/directory-blob-
 import { blobDirectory } from '../blob-directory';
 import type { LocalConfig } from '../config';
 import { loadCursorSecret } from '../cursor-secret';
-import { startLocalDynamoDb } from '../local-dynamodb';
+import { startLocalDynamoDb, type LocalDynamoDb } from '../local-dynamodb';
 import { localNaming, localResolver, tableInputs, type Template } from './template';
 
 export interface StackStorage {
   /** dynalite's endpoint, holding the template's tables and indexes. */
   dynamodbEndpoint: string;
+  /** dynalite's thread channel: the functions' endpoints and the operator's client reach it without a loopback HTTP hop. */
+  dynamodbChannel: LocalDynamoDb['requestHandler'];
   /** The blob directory the S3 stand-in serves, and the store over it as the operator sees it. */
   blobRoot: string;
   blobs: DirectoryBlobStore;
@@ -42,6 +44,7 @@ export async function startStackStorage(template: Template, config: Pick<LocalCo
   );
   return {
     dynamodbEndpoint: dynamodb.endpoint,
+    dynamodbChannel: dynamodb.requestHandler,
     blobRoot,
     // S3 stamps what it stores with AWS's time: in the stack's world, the functions' clock.
     blobs: new DirectoryBlobStore(blobRoot, clock),

@@ -129,7 +129,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   if ('missing' in tableNames) throw new Error(`the template's functions lack table names: ${tableNames.missing.join(', ')}`);
   // The operator's clock is the functions' own: a test moving their time moves what it reads with it.
   const operator = createServices(
-    { client: createDocumentClient({ endpoint: storage.dynamodbEndpoint }), env: config.env, tableNames, cursorSecret: storage.cursorSecret, logLevel: config.logLevel },
+    { client: createDocumentClient({ endpoint: storage.dynamodbEndpoint, requestHandler: storage.dynamodbChannel }), env: config.env, tableNames, cursorSecret: storage.cursorSecret, logLevel: config.logLevel },
     { clock: servicesClock },
   );
   for (const domain of config.domains) await addDomain(domain, operator);
@@ -150,7 +150,7 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
   });
   const s3 = s3StandIn(blobBucket, storage.blobs, storage.blobRoot);
   const fleet = await startFunctionHosts(functions, {
-    backends: { dynamodb: storage.dynamodbEndpoint, s3, secrets: storage.secrets, sqs: queues, resourcePolicy: policies, ...(options.holdCall ? { hold: options.holdCall } : {}) },
+    backends: { dynamodb: storage.dynamodbEndpoint, dynamodbChannel: storage.dynamodbChannel, s3, secrets: storage.secrets, sqs: queues, resourcePolicy: policies, ...(options.holdCall ? { hold: options.holdCall } : {}) },
     record,
     logger,
     logLevel: config.logLevel,

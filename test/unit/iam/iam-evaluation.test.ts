@@ -192,6 +192,24 @@ describe('evaluate', () => {
     await expect(decide('dynamodb:GetItem', 'arn:aws:dynamodb:eu-west-1:111122223333:table/*')).resolves.toMatchObject({ result: 'unmappable' });
     await expect(decide('dynamodb:GetItem', '*')).resolves.toMatchObject({ result: 'unmappable' });
   });
+
+  it('decides afresh once a policy changes, even edited in place: a remembered decision is one of the same policies', async () => {
+    const edited = role();
+    const request = { action: 'dynamodb:GetItem', resource: tableArn('Accounts'), context: {} };
+    await expect(evaluate(edited, request)).resolves.toEqual({ result: 'allowed' });
+    for (const policy of edited.policies) {
+      policy.document.Statement = [policy.document.Statement].flat().filter((statement) => ![statement.Action].flat().includes('dynamodb:GetItem'));
+    }
+    await expect(evaluate(edited, request)).resolves.toMatchObject({ result: 'denied' });
+    // The role as the template gives it still allows the call.
+    await expect(evaluate(role(), request)).resolves.toEqual({ result: 'allowed' });
+  });
+
+  it("gives each caller its own decision: one caller's change reaches no other", async () => {
+    const first = await decide('dynamodb:PutItem', tableArn('Accounts'));
+    (first as { reason: string }).reason = 'changed';
+    await expect(decide('dynamodb:PutItem', tableArn('Accounts'))).resolves.toMatchObject({ reason: expect.stringContaining('no statement allows it') });
+  });
 });
 
 describe('callFromCommand', () => {

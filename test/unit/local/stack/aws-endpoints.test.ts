@@ -283,4 +283,33 @@ describe('a function’s AWS endpoint under start:stack', () => {
       ['sqs:SendMessage', 'arn:aws:sqs:us-east-1:000000000000:closed', 'denied'],
     ]);
   });
+
+  it("passes an allowed DynamoDB call to dynalite's thread over its channel, answers as over HTTP, and still judges every call", async () => {
+    // Nothing listens at the HTTP endpoint given: only the channel can answer.
+    const channelled = await startFunctionEndpoint(
+      fn,
+      { dynamodb: 'http://127.0.0.1:9', dynamodbChannel: dynamodb.requestHandler, s3: s3StandIn('mail-bucket', blobs, blobRoot), secrets: new Map(), resourcePolicy: resourcePolicies(template) },
+      (call) => calls.push(call),
+      logger,
+    );
+    try {
+      const reader = new DynamoDBClient({ endpoint: channelled.url, region: localNaming.region, maxAttempts: 1, credentials: { accessKeyId: 'ASIALOCAL', secretAccessKey: 'local', sessionToken: 'local' } });
+      const read = await reader.send(new GetItemCommand({ TableName: 'accounts', Key: { pk: { S: 'a1' } } }));
+      expect(read.Item?.plan).toEqual({ S: 'free' });
+      // dynalite's own error reaches the SDK as it would over HTTP: its type, status and message.
+      await expect(reader.send(new GetItemCommand({ TableName: 'accounts', Key: { other: { S: 'a1' } } }))).rejects.toMatchObject({
+        name: 'ValidationException',
+        $metadata: { httpStatusCode: 400 },
+      });
+      await expect(reader.send(new PutItemCommand({ TableName: 'accounts', Item: { pk: { S: 'a3' } } }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+      reader.destroy();
+      expect(calls.map((call) => [call.action, call.decision])).toEqual([
+        ['dynamodb:GetItem', 'allowed'],
+        ['dynamodb:GetItem', 'allowed'],
+        ['dynamodb:PutItem', 'denied'],
+      ]);
+    } finally {
+      await channelled.close();
+    }
+  });
 });
