@@ -13,16 +13,28 @@ export interface PermissionReport {
   outsideFunctions: number;
 }
 
+/** A function the service declares (lambdas/function-manifest.ts): its name and the source it is bundled from. */
+export interface DeclaredFunction {
+  name: string;
+  entry: string;
+}
+
 /**
- * Judges every recorded call against the synthesized role of the function whose source sent it
- * (the template's `tempmail:entry` metadata maps a source file to its functions), and requires
- * every function built from a source entry to have sent at least one recorded call.
+ * Judges every recorded call against the synthesized role of the function whose source sent it,
+ * and requires every function to have sent at least one recorded call. Which functions there are
+ * is the manifest's to say (`declared`): each must be a function of the template, built from its
+ * entry (the template's `tempmail:entry` metadata), whose role is what a call is judged against.
+ * A function the template builds from a source the manifest does not declare (a deployment's
+ * custom resource) is held to the same rule under its logical id.
  */
-export async function checkPermissions(template: Template, calls: RecordedCall[], naming: Naming): Promise<PermissionReport> {
+export async function checkPermissions(template: Template, calls: RecordedCall[], naming: Naming, declared: readonly DeclaredFunction[]): Promise<PermissionReport> {
   const roles = [...loadFunctionRoles(template, naming).values()];
   const byEntry = new Map<string, FunctionRole[]>();
   for (const role of roles) if (role.entry) byEntry.set(role.entry, [...(byEntry.get(role.entry) ?? []), role]);
   const problems = new Set<string>();
+  for (const fn of declared) {
+    if (!byEntry.has(fn.entry)) problems.add(`${fn.name}: declared in the manifest, but no function of the template is built from ${fn.entry}`);
+  }
   const called = new Set<string>();
   let allowed = 0;
   let outsideFunctions = 0;
@@ -55,9 +67,11 @@ export async function checkPermissions(template: Template, calls: RecordedCall[]
       }
     }
   }
+  const declaredEntries = new Map(declared.map((fn) => [fn.entry, fn.name]));
   for (const role of roles) {
     if (role.entry && !called.has(role.functionLogicalId)) {
-      problems.add(`${role.functionLogicalId}: no call recorded from ${role.entry}: its permissions were not checked`);
+      const name = declaredEntries.get(role.entry) ?? role.functionLogicalId;
+      problems.add(`${name}: no call recorded from ${role.entry}: its permissions were not checked`);
     }
   }
   return { problems: [...problems].sort(), allowed, outsideFunctions };

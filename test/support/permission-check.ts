@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { functionManifest } from '../../lambdas/function-manifest';
 import { checkPermissions } from '../../local/iam';
 import { callLogVariable, type RecordedCall } from '../../local/iam/recording';
 import { checkNaming } from './synthesized-template';
@@ -10,7 +11,8 @@ import { checkNaming } from './synthesized-template';
  * The per-function permission check (docs/permissions.md), on when `TEMPMAIL_PERMISSION_CHECK=1`
  * (`npm test` sets it): before the suites, a directory for the calls they record and the
  * template's synthesis in a process of its own; after them, every recorded call judged against the
- * role of the function that sends it in AWS. A denied or unmappable call, or a function with no
+ * role of the function that sends it in AWS, the functions being the manifest's. A denied or
+ * unmappable call, a declared function the template does not build, or a function with no
  * recorded call, fails the run.
  */
 const enabled = () => process.env.TEMPMAIL_PERMISSION_CHECK === '1';
@@ -53,7 +55,7 @@ export async function finishPermissionCheck(): Promise<void> {
   try {
     const template = JSON.parse(readFileSync(await check.template, 'utf8'));
     const calls = recordedCalls(check.directory);
-    const report = await checkPermissions(template, calls, checkNaming);
+    const report = await checkPermissions(template, calls, checkNaming, functionManifest);
     if (report.problems.length > 0) {
       throw new Error(`permission check: ${report.problems.length} problem(s)\n${report.problems.map((problem) => `  ${problem}`).join('\n')}`);
     }

@@ -294,13 +294,14 @@ describe('checkPermissions', () => {
   const entry = 'lambdas/api/handlers/example.ts';
   const put = { entry, service: 'DynamoDB', command: 'PutCommand', input: { TableName: '${ACCOUNTS_TABLE}' } };
   const get = { entry, service: 'DynamoDB', command: 'GetCommand', input: { TableName: '${ACCOUNTS_TABLE}' } };
+  const manifest = [{ name: 'example', entry }];
 
   it('passes calls the role allows, under the deployed names from the function’s environment', async () => {
-    await expect(checkPermissions(template, [get], naming)).resolves.toEqual({ problems: [], allowed: 1, outsideFunctions: 0 });
+    await expect(checkPermissions(template, [get], naming, manifest)).resolves.toEqual({ problems: [], allowed: 1, outsideFunctions: 0 });
   });
 
   it('lists a denied call with its function, action and resource (the first console sign-in’s PutItem)', async () => {
-    const report = await checkPermissions(template, [get, put], naming);
+    const report = await checkPermissions(template, [get, put], naming, manifest);
     expect(report.problems).toEqual([
       `Fn: denied: dynamodb:PutItem on ${tableArn('Accounts')}: no statement allows it in the policies of FnRole (managed policies not evaluated: arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole)`,
     ]);
@@ -316,6 +317,7 @@ describe('checkPermissions', () => {
         { service: 'DynamoDB', command: 'ScanCommand', input: { TableName: 'x' } },
       ],
       naming,
+      manifest,
     );
     expect(report.problems).toEqual([
       'Fn: Secrets Manager GetSecretValueCommand needs CURSOR_SECRET_ARN, which its environment lacks',
@@ -325,8 +327,18 @@ describe('checkPermissions', () => {
     expect(report.outsideFunctions).toBe(1);
   });
 
-  it('fails a function of the template that sent no recorded call', async () => {
-    const report = await checkPermissions(template, [], naming);
+  it('fails a declared function that sent no recorded call, by its manifest name', async () => {
+    const report = await checkPermissions(template, [], naming, manifest);
+    expect(report.problems).toEqual(['example: no call recorded from lambdas/api/handlers/example.ts: its permissions were not checked']);
+  });
+
+  it('holds a function the template builds from an undeclared source (a custom resource) to the same rule, by its logical id', async () => {
+    const report = await checkPermissions(template, [], naming, []);
     expect(report.problems).toEqual(['Fn: no call recorded from lambdas/api/handlers/example.ts: its permissions were not checked']);
+  });
+
+  it('fails a function the manifest declares that the template does not build', async () => {
+    const report = await checkPermissions(template, [get], naming, [...manifest, { name: 'listThings', entry: 'lambdas/api/handlers/list-things.ts' }]);
+    expect(report.problems).toEqual(['listThings: declared in the manifest, but no function of the template is built from lambdas/api/handlers/list-things.ts']);
   });
 });
