@@ -101,6 +101,9 @@ const cspReportPath = '/csp-report';
  */
 const hooks = `(() => {
   const report = (kind, detail) => { try { window.__incident(kind, String(detail).slice(0, 300)); } catch (e) {} };
+  // A tab the mail opened, asked at its first moment, while the page that opened it is surely
+  // still there (asked later, a page the harness has since replaced reads as no opener).
+  if (window.opener !== null && location.href !== 'about:blank') report('opened tab can reach its opener', location.href);
   for (const name of ['alert', 'confirm', 'prompt', 'print']) {
     window[name] = function (value) { report('script execution: ' + name, value); };
   }
