@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { BlobsNotDeleted } from '../../lambdas/core/errors';
 import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { newAwsId } from '../../lambdas/core/ids';
@@ -129,7 +129,9 @@ export function s3StandIn(bucket: string, blobs: BlobStore, blobRoot: string) {
           read.body.destroy();
           return void res.end();
         }
-        read.body.pipe(res);
+        // As S3 ends a read its client dropped (a bounded read stops early): the file is closed
+        // with the connection, never left open until garbage collection.
+        pipeline(read.body, res, () => undefined);
         return;
       }
       case 'DeleteObject':

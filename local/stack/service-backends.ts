@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { StorageChannel } from '../dynalite-channel';
 import { evaluate, type IamRequest, type ResourcePolicy } from '../iam';
 import { s3Error, s3Operation, xmlEscape, type S3Caller, type S3Operation } from './s3-stand-in';
@@ -161,8 +162,8 @@ async function forward(req: IncomingMessage, res: ServerResponse, endpoint: stri
   upstream.end(body);
   const [answer] = (await once(upstream, 'response')) as [IncomingMessage];
   res.writeHead(answer.statusCode ?? 500, answer.headers);
-  answer.pipe(res);
-  await once(answer, 'end');
+  // A caller that hangs up ends the relay too, rather than leaving it waiting on an answer nobody reads.
+  await pipeline(answer, res).catch(() => undefined);
 }
 
 /**
