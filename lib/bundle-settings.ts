@@ -12,10 +12,13 @@ import { join } from 'node:path';
  *   SES parser carried and loaded two copies of the same version (~96 KB, its MIME type and
  *   charset tables built twice at import). Only one version is installed; the builds are the same
  *   code.
+ * - `linkify-it` is built on first use (`lambdas/mail/linkify-on-first-use.ts` says why):
+ *   mailparser compiles its link finder at import, and the parser never asks it for a link.
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': join(__dirname, '..', 'lambdas', 'composition', 'default-provider.ts'),
   libmime: require.resolve('libmime'),
+  'linkify-it': join(__dirname, '..', 'lambdas', 'mail', 'linkify-on-first-use.ts'),
 };
 
 /**
