@@ -1,18 +1,20 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { bundleAliases, bundleSettings } from '../../lib/bundle-settings';
 import { bundleDefines } from '../../lambdas/composition/bundle-defines';
+import { inlineHtmlRenderer } from '../../lambdas/mail/ingest-mail';
 import { authorizerFunction, functionManifest, type FunctionDeclaration } from '../../lambdas/function-manifest';
 import { startTestService, type TestService } from '../support/local-service';
 import { runProcess } from '../support/run-process';
 
 const projectRoot = join(__dirname, '..', '..');
+const newslettersDir = join(projectRoot, 'test', 'fixtures', 'newsletters');
 let service: TestService;
 let outDir: string;
 /** Stands in for Secrets Manager on loopback: records each GetSecretValue and answers with the cursor secret. */
@@ -202,6 +204,39 @@ describe('the bundles that ship', () => {
     expect(mail.text.trim()).toBe('中文邮件，网址 https://example.com/a');
     expect(mail.attachments).toEqual([expect.objectContaining({ filename: 'résumé.txt', sizeBytes: 8 })]);
     expect(mail.failure).toBeUndefined();
+  }, 60_000);
+
+  it('render and sanitize HTML with one build of each HTML library, as the unbundled code does', async () => {
+    // The parser's HTML renderings, bundled with the parser function's settings.
+    const { outfile, inputs } = await bundleWithInputs({ ...declared('parser'), name: 'readMail', entry: 'lambdas/mail/ingest-mail.ts' });
+    // sanitize-html requires the htmlparser2 family and html-to-text imports it: one build of each package, one copy of each entities version.
+    const family = /node_modules\/((?:[^/]+\/node_modules\/)?(?:htmlparser2|domutils|domhandler|domelementtype|dom-serializer|entities))\//;
+    const copies = [...new Set(inputs.flatMap((input) => input.match(family)?.[1] ?? []))].sort();
+    expect(copies).toEqual(['dom-serializer', 'domelementtype', 'domhandler', 'entities', 'sanitize-html/node_modules/domutils', 'sanitize-html/node_modules/entities', 'sanitize-html/node_modules/htmlparser2']);
+    expect(inputs.filter((input) => family.test(input) && /\/esm\//.test(input))).toEqual([]);
+    // mailparser's link finder is the stand-in that builds linkify-it on first use.
+    expect(inputs).toContain('lambdas/mail/linkify-on-first-use.ts');
+    const samples = [
+      '<p>caf&eacute; &amp; cr&egrave;me &#x1F600; &notin; &notanentity; AT&T &lt;b&gt;</p><pre>a\n  b</pre>',
+      '<table><tr><td>1</td><td>2</td></tr></table><ul><li>one<li>two</ul><a href="https://example.com/?a=1&amp;b=2">link</a>',
+      '<svg><style><img src=x onerror=alert(1)></style></svg><math><mi xlink:href="javascript:alert(1)">x</mi></math>',
+      '<div style="color: red; background: url(javascript:alert(1))" title="&quot;q&quot;">styled</div><!-- c --><![CDATA[d]]>',
+      '<h1>Title</h1><img src="cid:logo" alt="Logo &amp; co"><br><blockquote>quoted</blockquote><script>alert(1)</script>',
+      ...readdirSync(newslettersDir).map((name) => readFileSync(join(newslettersDir, name), 'utf8')),
+    ];
+    const samplesFile = join(outDir, 'html-samples.json');
+    writeFileSync(samplesFile, JSON.stringify(samples));
+    const script = `
+      const { inlineHtmlRenderer } = require(${JSON.stringify(outfile)});
+      const samples = require(${JSON.stringify(samplesFile)});
+      const out = samples.map((html) => ({ text: inlineHtmlRenderer.textOf(html), html: inlineHtmlRenderer.sanitize(html, { idPrefix: 'm-' }) }));
+      process.stdout.write(JSON.stringify(out), () => process.exit(0));
+    `;
+    const { stdout, stderr } = await runProcess(process.execPath, ['-e', script], { env: { PATH: process.env.PATH } });
+    expect(stderr).toBe('');
+    const unbundled = samples.map((html) => ({ text: inlineHtmlRenderer.textOf(html), html: inlineHtmlRenderer.sanitize(html, { idPrefix: 'm-' }) }));
+    expect(JSON.parse(stdout)).toEqual(unbundled);
+    expect(unbundled[0]).toEqual({ text: expect.stringContaining('café & crème 😀 ∉'), html: expect.stringContaining('café &amp; crème') });
   }, 60_000);
 
   it('hold the clients their manifest row names, and not the others', async () => {

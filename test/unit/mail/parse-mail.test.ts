@@ -77,3 +77,17 @@ describe('parseMail at the MIME limits', () => {
     expect(cutToBytes('plain', 255)).toBe('plain');
   });
 });
+
+describe('parseMail and the link finder', () => {
+  it('turns a plain-text part into HTML without looking for links (text links stay off: the bundles build the finder on first use)', async () => {
+    const b = 'mixed';
+    const raw =
+      `From: a@example.org\r\nSubject: links\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="${b}"\r\n\r\n` +
+      `--${b}\r\nContent-Type: text/plain\r\n\r\nsee https://example.com/a and www.example.org\r\n` +
+      `--${b}\r\nContent-Type: text/html\r\n\r\n<p>html part</p>\r\n--${b}--\r\n`;
+    const parsed = await parseMail(rawStream(raw), { blobs: readingBlobs(), keyPrefix: 'mail/m' });
+    expect(parsed.html).toContain('see https://example.com/a and www.example.org');
+    expect(parsed.html).toContain('<p>html part</p>');
+    expect(parsed.html).not.toContain('<a');
+  });
+});
