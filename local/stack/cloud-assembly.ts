@@ -31,7 +31,7 @@ async function sourceDigest(context: Record<string, string>): Promise<string> {
  * Put first on the synthesis's PATH: its `npx` runs `npx --no-install esbuild …` (how aws-cdk-lib's
  * NodejsFunction runs the project's esbuild, once per function) as the project's esbuild binary
  * with the same arguments, and hands any other command to the real npx. npm's start-up, paid once
- * per function, was a quarter of a synthesis's processor time; the bundles are the same.
+ * per function, was a third of a synthesis's processor time; the bundles are the same.
  */
 const synthPath = join(__dirname, 'synth-path');
 
