@@ -71,7 +71,8 @@ describe('the pinned CDK CLI', () => {
     ['a stage name the functions would refuse', ['-c', 'stage=Prod_1'], {}, /Invalid stage "Prod_1"/],
     ['a Region where SES does not receive mail', ['-c', 'stage=ci'], { AWS_REGION: 'us-west-1', AWS_DEFAULT_REGION: 'us-west-1' }, /SES does not receive mail in us-west-1/],
   ] as [string, string[], Record<string, string>, RegExp][])('fails synth on %s, saying why', (_name, args, env, message) => {
-    const run = spawnSync('npx', ['cdk', 'synth', '--quiet', '--no-notices', '-c', 'domains=mail.example.test', ...args], {
+    // The pinned CLI as `npx cdk` finds it (node_modules/.bin), without npm's start-up around it.
+    const run = spawnSync(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--quiet', '--no-notices', '-c', 'domains=mail.example.test', ...args], {
       cwd: projectRoot,
       encoding: 'utf8',
       env: { ...process.env, ...env, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' },
