@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { packedClient } from '../support/packed-client';
 import { runProcess } from '../support/run-process';
 import { sendMail } from '../support/smtp-client';
-import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { runAdminCommand, spawnStartCommand, type SpawnedService } from '../support/spawn-service';
 
 /**
- * The `tempmail` CLI, spawned as a process against `npm start`, as a shell script in CI runs it:
- * the package's `bin` as `npm pack` ships it (its build: the package's own `tsc` settings), packed
- * once a run and shared with the installed package's suite (support/packed-client.ts), in a
- * folder of its own, so that no build of the package writes under it.
+ * The `tempmail` CLI, spawned as a process against `npm start` (its command, without npm), as a
+ * shell script in CI runs it: the package's `bin` as `npm pack` ships it (its build: the
+ * package's own `tsc` settings), packed once a run and shared with the installed package's suite
+ * (support/packed-client.ts), in a folder of its own, so that no build of the package writes
+ * under it.
  */
 let cliPath: string;
 
@@ -21,7 +22,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-cli-'));
   cliPath = join((await packedClient()).unpacked, 'dist', 'cli.js');
-  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  service = await spawnStartCommand({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
   env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl };
 }, 120_000);

@@ -9,15 +9,16 @@ import { startLoopbackOrigin, type LoopbackOrigin } from '../support/loopback-or
 import { realClockEnvironment } from '../support/real-clock';
 import { packedClient } from '../support/packed-client';
 import { readmeBlock } from '../support/readme';
-import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { runAdminCommand, spawnStartCommand, type SpawnedService } from '../support/spawn-service';
 
 /**
  * What a user installs is what is tested: the client package is built and packed with `npm pack`
- * (once a run, shared with the CLI's suite),
- * the tarball is installed (offline) into a fresh project, and the README's first test and the
- * Playwright example of docs/end-to-end-testing.md run there against `npm start`: the SDK one with `node --test`, the Playwright-fixture
- * one with `npx playwright test` (Debian's Chromium; no browser download). `@playwright/test` and
- * nodemailer, the user's own dev dependencies, are linked from this project's node_modules.
+ * (once a run, shared with the CLI's suite), the tarball is installed (offline) into a fresh
+ * project, and the README's first test and the Playwright example of docs/end-to-end-testing.md
+ * run there against `npm start` (its command, without npm): the SDK one with `node --test`, the
+ * Playwright-fixture one with `npx playwright test` (Debian's Chromium; no browser download).
+ * `@playwright/test` and nodemailer, the user's own dev dependencies, are linked from this
+ * project's node_modules.
  */
 const projectRoot = join(__dirname, '..', '..');
 
@@ -92,7 +93,7 @@ beforeAll(async () => {
   await writeFile(join(app, 'playwright.config.ts'), readmeBlock('<!-- e2e-example: playwright.config.ts', 'docs/end-to-end-testing.md'));
   await writeFile(join(app, 'failure.spec.ts'), FAILING_SPEC);
 
-  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  service = await spawnStartCommand({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
   env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl, SMTP_PORT: String(service.smtpPort) };
 }, 120_000);
