@@ -1,17 +1,18 @@
-import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { packedClient } from '../support/packed-client';
 import { runProcess } from '../support/run-process';
 import { sendMail } from '../support/smtp-client';
-import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { runAdminCommand, spawnStartCommand, type SpawnedService } from '../support/spawn-service';
 
 /**
- * The `tempmail` CLI, spawned as a process against `npm start`, as a shell script in CI runs it:
- * the package's `bin` as its build makes it (the package's own `tsc` settings, beside a copy of
- * its package.json), compiled once into a folder of this suite's own, so that a build of the
- * package by another suite (`npm pack`) never writes under it.
+ * The `tempmail` CLI, spawned as a process against `npm start` (its command, without npm), as a
+ * shell script in CI runs it: the package's `bin` as `npm pack` ships it (its build: the
+ * package's own `tsc` settings), packed once a run and shared with the installed package's suite
+ * (support/packed-client.ts), in a folder of its own, so that no build of the package writes
+ * under it.
  */
-const clientRoot = join(__dirname, '..', '..', 'client');
 let cliPath: string;
 
 let service: SpawnedService;
@@ -20,15 +21,11 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-cli-'));
-  const packageDir = join(dataDir, 'package');
-  const built = await runProcess(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(clientRoot, 'tsconfig.build.json'), '--outDir', join(packageDir, 'dist')]);
-  expect(built).toMatchObject({ code: 0 });
-  await copyFile(join(clientRoot, 'package.json'), join(packageDir, 'package.json'));
-  cliPath = join(packageDir, 'dist', 'cli.js');
-  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  cliPath = join((await packedClient()).unpacked, 'dist', 'cli.js');
+  service = await spawnStartCommand({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
   env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl };
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await service?.stop();
   await rm(dataDir, { recursive: true, force: true });

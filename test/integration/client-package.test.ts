@@ -2,20 +2,23 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromiumPath } from '../support/chromium';
 import { startLoopbackOrigin, type LoopbackOrigin } from '../support/loopback-origin';
 import { realClockEnvironment } from '../support/real-clock';
+import { packedClient } from '../support/packed-client';
 import { readmeBlock } from '../support/readme';
-import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { runAdminCommand, spawnStartCommand, type SpawnedService } from '../support/spawn-service';
 
 /**
- * What a user installs is what is tested: the client package is built and packed with `npm pack`,
- * the tarball is installed (offline) into a fresh project, and the README's first test and the
- * Playwright example of docs/end-to-end-testing.md run there against `npm start`: the SDK one with `node --test`, the Playwright-fixture
- * one with `npx playwright test` (Debian's Chromium; no browser download). `@playwright/test` and
- * nodemailer, the user's own dev dependencies, are linked from this project's node_modules.
+ * What a user installs is what is tested: the client package is built and packed with `npm pack`
+ * (once a run, shared with the CLI's suite), the tarball is installed (offline) into a fresh
+ * project, and the README's first test and the Playwright example of docs/end-to-end-testing.md
+ * run there against `npm start` (its command, without npm): the SDK one with `node --test`, the
+ * Playwright-fixture one with `npx playwright test` (Debian's Chromium; no browser download).
+ * `@playwright/test` and nodemailer, the user's own dev dependencies, are linked from this
+ * project's node_modules.
  */
 const projectRoot = join(__dirname, '..', '..');
 
@@ -72,13 +75,12 @@ beforeAll(async () => {
   await mkdir(dataDir);
   env = {};
 
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], join(projectRoot, 'client'));
-  expect(packed.code).toBe(0);
-  const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'))!;
-  expect(tarball).toMatch(/^tempmail-client-\d+\.\d+\.\d+\.tgz$/);
+  // Packed once a run, with the CLI's suite (support/packed-client.ts).
+  const { tarball } = await packedClient();
+  expect(basename(tarball)).toMatch(/^tempmail-client-\d+\.\d+\.\d+\.tgz$/);
 
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'signup-e2e', private: true, version: '1.0.0' }));
-  const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, tarball)], app);
+  const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], app);
   expect(installed).toMatchObject({ code: 0 });
   for (const name of ['@playwright/test', 'playwright', 'playwright-core', 'nodemailer']) {
     await mkdir(join(app, 'node_modules', name, '..'), { recursive: true });
@@ -91,7 +93,7 @@ beforeAll(async () => {
   await writeFile(join(app, 'playwright.config.ts'), readmeBlock('<!-- e2e-example: playwright.config.ts', 'docs/end-to-end-testing.md'));
   await writeFile(join(app, 'failure.spec.ts'), FAILING_SPEC);
 
-  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  service = await spawnStartCommand({ DATA_DIR: dataDir });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
   env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl, SMTP_PORT: String(service.smtpPort) };
 }, 120_000);

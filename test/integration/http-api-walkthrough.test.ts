@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readmeBlock } from '../support/readme';
 import { runProcess } from '../support/run-process';
-import { spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { spawnStartCommand, type SpawnedService } from '../support/spawn-service';
 
 /**
  * The HTTP API walk-through, taken from docs/http-api.md and run verbatim under
- * `bash -euo pipefail` against `npm start` on ports other than the defaults, twice on the same
- * data (a newcomer runs it again).
+ * `bash -euo pipefail` against `npm start` (its command, without npm) on ports other than the
+ * defaults, twice on the same data (a newcomer runs it again).
  */
 const projectRoot = join(__dirname, '..', '..');
 
@@ -17,7 +17,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'tempmail-readme-'));
-  service = await spawnNpmStart({ DATA_DIR: dataDir });
+  service = await spawnStartCommand({ DATA_DIR: dataDir });
 }, 60_000);
 afterAll(async () => {
   await service?.stop();

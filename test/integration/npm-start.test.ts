@@ -67,39 +67,45 @@ describe('npm start', () => {
     await service.stop('SIGINT');
     expect(service.output()).toContain('tempmail stopping (SIGINT)');
     service = undefined;
-  });
+    // Two starts and the operator CLI, each seconds of processor time: more on a shared machine.
+  }, 60_000);
 
-  it.each(['SIGTERM', 'SIGINT'] as const)(
-    'stops cleanly on %s sent to the process npm start created, releasing its data directory',
-    async (signal) => {
-      service = await spawnNpmStart({ DATA_DIR: dataDir });
+  it('stops cleanly on SIGTERM, then on SIGINT, sent to the process npm start created, each time releasing its data directory', async () => {
+    service = await spawnNpmStart({ DATA_DIR: dataDir });
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       // Only the pid spawn returned, not its process group: what a process manager or CI signals.
       await service.signalProcess(signal);
       expect(service.output()).toContain(`tempmail stopping (${signal})`);
       expect(service.child.exitCode).toBe(0);
 
-      // The data directory is free: the next start is not refused.
+      // The data directory is free: the next start is not refused (and, after SIGTERM, takes the SIGINT).
       service = await spawnNpmStart({ DATA_DIR: dataDir });
-      await service.stop();
-      service = undefined;
-    },
-  );
-
-  it('refuses to start a second service on a data directory in use', async () => {
-    service = await spawnNpmStart({ DATA_DIR: dataDir });
-    await expect(spawnNpmStart({ DATA_DIR: dataDir })).rejects.toThrow(/another local service is using/);
+    }
     await service.stop();
     service = undefined;
-  });
+    // Three starts, each seconds of processor time: more on a shared machine.
+  }, 90_000);
 
-  it('listens for SMTP and refuses a recipient it does not hold with 550', async () => {
-    service = await spawnNpmStart({ DATA_DIR: dataDir });
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: service.smtpPort, secure: false, ignoreTLS: true });
-    await expect(
-      transport.sendMail({ from: 'sender@example.org', to: 'nobody@tempmail.localhost', subject: 'hi', text: 'hello' }),
-    ).rejects.toMatchObject({ responseCode: 550 });
-    transport.close();
-    await service.stop();
-    service = undefined;
+  describe('while it runs', () => {
+    // One service for the checks that only need it running: each start is seconds of processor time.
+    let running: SpawnedService;
+    beforeAll(async () => {
+      running = await spawnNpmStart({ DATA_DIR: dataDir });
+    });
+    afterAll(async () => {
+      await running?.stop();
+    });
+
+    it('refuses to start a second service on a data directory in use', async () => {
+      await expect(spawnNpmStart({ DATA_DIR: dataDir })).rejects.toThrow(/another local service is using/);
+    });
+
+    it('listens for SMTP and refuses a recipient it does not hold with 550', async () => {
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: running.smtpPort, secure: false, ignoreTLS: true });
+      await expect(
+        transport.sendMail({ from: 'sender@example.org', to: 'nobody@tempmail.localhost', subject: 'hi', text: 'hello' }),
+      ).rejects.toMatchObject({ responseCode: 550 });
+      transport.close();
+    });
   });
 });

@@ -9,13 +9,14 @@ import { TempmailClient, extractCodes, extractLinks, operationMethods, parseFrom
 import { findPython } from '../support/python';
 import { realClockEnvironment } from '../support/real-clock';
 import { runProcess } from '../support/run-process';
-import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { runAdminCommand, spawnStartCommand, type SpawnedService } from '../support/spawn-service';
 
 /**
  * The Python client (clients/python) beside the TypeScript one: both have a method for every
  * operation of the OpenAPI document, both extract the same codes and links, and the package's own
- * pytest suite passes against `npm start` (started here once, with an account's key from the
- * operator CLI), the README's Python example in a fresh virtual environment included.
+ * pytest suite passes against `npm start` (its command, without npm, started here once, with an
+ * account's key from the operator CLI), the README's Python example in a fresh virtual
+ * environment included.
  *
  * Python runs with the real clock while the service keeps the shifted one: under libfaketime
  * Python's `time.sleep` fails (EINVAL), and a client a year away from its service is a fair test
@@ -31,7 +32,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   python = findPython();
   work = await mkdtemp(join(tmpdir(), 'tempmail-python-'));
-  service = await spawnNpmStart({ DATA_DIR: work });
+  service = await spawnStartCommand({ DATA_DIR: work });
   const account = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: work });
   expect(account.code).toBe(0);
   env = { TEMPMAIL_API_KEY: JSON.parse(account.stdout).api_key, TEMPMAIL_BASE_URL: service.apiUrl, SMTP_PORT: String(service.smtpPort) };

@@ -1,0 +1,92 @@
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runProcess } from './run-process';
+
+const projectRoot = join(__dirname, '..', '..');
+const clientRoot = join(projectRoot, 'client');
+
+export interface PackedClient {
+  /** The tarball `npm pack` wrote, as a user installs it. */
+  tarball: string;
+  /** The tarball unpacked (its `package` folder): the package's files as they ship, `dist/cli.js` among them. */
+  unpacked: string;
+}
+
+/**
+ * The Jest run this process belongs to: a worker's parent (Jest forks its workers with a channel),
+ * else this process, which runs the suites in band. One pack serves one run, so each run packs anew.
+ */
+const runPid = process.send ? process.ppid : process.pid;
+const packPrefix = 'tempmail-client-pack-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The client package packed with `npm pack` (its `prepack` builds it) and unpacked: once a run,
+ * shared by the suites that install it or run its `bin`, whichever worker asks first. The build
+ * takes seconds of processor time (tsc), and `npm pack` writes the package's own dist folder, so
+ * two suites packing at once would write under each other.
+ * The one that packs holds a lock folder naming its pid; the others wait for its `done` marker,
+ * and take over a lock whose process has died.
+ */
+export async function packedClient(withinMs = 120_000): Promise<PackedClient> {
+  const dir = join(tmpdir(), `${packPrefix}${runPid}`);
+  const done = join(dir, 'done');
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const finished = await readFile(done, 'utf8').catch(() => undefined);
+    if (finished !== undefined) return JSON.parse(finished) as PackedClient;
+    try {
+      await mkdir(lock);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => 'NaN'));
+      // A lock with no pid yet is one being taken this moment, unless it is old: its taker died.
+      const stale = Number.isInteger(holder) ? !alive(holder) : Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > 10_000;
+      if (stale) await rm(lock, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`the client package was not packed within ${withinMs} ms (lock ${lock} held by pid ${holder})`);
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
+    try {
+      await writeFile(join(lock, 'pid'), String(process.pid));
+      return await pack(dir, done);
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+async function pack(dir: string, done: string): Promise<PackedClient> {
+  // What earlier runs packed goes (their Jest process is gone); this run's own is made afresh.
+  for (const name of await readdir(tmpdir())) {
+    const [, owner, isLock] = new RegExp(`^${packPrefix}(\\d+)(\\.lock)?$`).exec(name) ?? [];
+    const pid = Number(owner);
+    if (pid && (pid === runPid ? !isLock : !alive(pid))) await rm(join(tmpdir(), name), { recursive: true, force: true });
+  }
+  await mkdir(dir, { recursive: true });
+  // The user's own shell: nothing of this Jest run; offline, as the install that follows is.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('JEST_')));
+  const packed = await runProcess('npm', ['pack', '--silent', '--pack-destination', dir], {
+    cwd: clientRoot,
+    env: { ...env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' },
+  });
+  if (packed.code !== 0) throw new Error(`npm pack failed (${packed.code}):\n${packed.stdout}${packed.stderr}`);
+  const tarballs = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
+  if (tarballs.length !== 1) throw new Error(`npm pack wrote ${tarballs.length} tarballs: ${tarballs.join(', ')}`);
+  const tarball = join(dir, tarballs[0]!);
+  const unpacking = await runProcess('tar', ['-xzf', tarball, '-C', dir]);
+  if (unpacking.code !== 0) throw new Error(`tar could not unpack ${tarball}:\n${unpacking.stderr}`);
+  const result: PackedClient = { tarball, unpacked: join(dir, 'package') };
+  await writeFile(done, JSON.stringify(result));
+  return result;
+}
