@@ -32,8 +32,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** The local runtime as `npm start` runs it, without npm: what is killed is the service, not npm. */
-const start = () => spawnNpmStart({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, undefined, 'start', { npm: false });
+const start = () => spawnNpmStart({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 
 async function api(path: string, key: string, init: RequestInit = {}) {
   return contractFetch(`${service!.apiUrl}${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, ...init.headers } });

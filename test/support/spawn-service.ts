@@ -1,7 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { runProcess } from './run-process';
-import packageJson from '../../package.json';
 
 const projectRoot = `${__dirname}/../..`;
 
@@ -23,15 +22,9 @@ export interface SpawnedService {
   signalProcess(signal: NodeJS.Signals, withinMs?: number): Promise<void>;
 }
 
-/**
- * Runs `npm start` exactly as a person would, and waits for its `ready` line. With `npm: false`
- * the script's own command runs under `sh -c`, as npm runs it, without npm itself: npm costs
- * about half a second of processor time a start, for a suite that tests the service, not npm.
- */
-export async function spawnNpmStart(env: Record<string, string>, readyWithinMs = 20_000, script = 'start', { npm = true } = {}): Promise<SpawnedService> {
-  const scriptCommand = (packageJson.scripts as Record<string, string | undefined>)[script];
-  if (!npm && !scriptCommand) throw new Error(`package.json has no ${script} script`);
-  const child = spawn(npm ? 'npm' : 'sh', npm ? ['run', '--silent', script] : ['-c', scriptCommand!], {
+/** Runs `npm start` exactly as a person would, and waits for its `ready` line. */
+export async function spawnNpmStart(env: Record<string, string>, readyWithinMs = 20_000, script = 'start'): Promise<SpawnedService> {
+  const child = spawn('npm', ['run', '--silent', script], {
     cwd: projectRoot,
     env: { ...process.env, PORT: '0', SMTP_PORT: '0', ...env },
     detached: true,
