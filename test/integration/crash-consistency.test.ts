@@ -2,9 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
+import { connect } from '../../cli/connect';
+import { systemClock } from '../../lambdas/adapters/system-clock';
+import { openAccount } from '../../lambdas/core/accounts';
+import { issueApiKey } from '../../lambdas/core/api-keys';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
-import { runAdminCommand, spawnNpmStart, type SpawnedService } from '../support/spawn-service';
+import { spawnNpmStart, type SpawnedService } from '../support/spawn-service';
 
 /**
  * The design's rule for a crash: at most orphans the sweeper removes, never a listed message that
@@ -85,14 +89,17 @@ describe('the local runtime killed with SIGKILL while it writes mail', () => {
   it('never lists a message that cannot be read, and keeps every acknowledged one', async () => {
     service = await start();
     // Two accounts of two keys each, so that reading every message back stays within the short-window limits.
+    // Opened as the operator CLI opens them (its connection to the running service's storage), in this process.
     const keys: string[] = [];
-    for (let account = 0; account < 2; account++) {
-      const opened = await runAdminCommand(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
-      expect(opened.code).toBe(0);
-      const { account_id: accountId, api_key: first } = JSON.parse(opened.stdout);
-      const second = await runAdminCommand(['key', 'create', '--account', accountId], { DATA_DIR: dataDir });
-      expect(second.code).toBe(0);
-      keys.push(first, JSON.parse(second.stdout).api_key);
+    const operator = await connect({ DATA_DIR: dataDir });
+    try {
+      const deps = { ...operator.stores, clock: systemClock };
+      for (let account = 0; account < 2; account++) {
+        const opened = await openAccount({ plan: 'paid', env: operator.service?.env ?? 'local' }, deps);
+        keys.push(opened.apiKey, (await issueApiKey(opened.accountId, deps)).apiKey);
+      }
+    } finally {
+      await operator.close();
     }
     const emails: { id: string; address: string; key: string }[] = [];
     for (let i = 0; i < addressCount; i++) {
