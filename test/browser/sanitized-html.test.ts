@@ -30,8 +30,9 @@ describe('the browser harness', () => {
       { name: 'script again', html: '<script>alert("script")</script>' },
     ];
     await renderAllWays(renderer, raw);
+    await renderer.close();
     expect(renderer.waysMissing(raw)).toEqual([]);
-    expect(renderer.incidents.find((incident) => incident.during === 'page: script = script again')?.kind).toBe('script execution: alert');
+    expect(renderer.incidents.filter((incident) => incident.during === 'page: script = script again').map((incident) => incident.kind)).toContain('script execution: alert');
     const kinds = new Set(renderer.incidents.map((incident) => incident.kind));
     expect([...kinds]).toEqual(
       expect.arrayContaining([
@@ -46,7 +47,6 @@ describe('the browser harness', () => {
       ]),
     );
     expect(renderer.incidents.some((incident) => incident.detail.includes('https://evil.example/'))).toBe(true);
-    await renderer.close();
   });
 });
 
