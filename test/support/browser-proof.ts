@@ -78,6 +78,10 @@ export async function mailAndReadBack(service: TestService, vectors: readonly [s
   return sanitized;
 }
 
+/** The three ways `renderAllWays` shows HTML: as a whole page, through `innerHTML`, and through `innerHTML` read back and assigned again. */
+const renderWays = ['page', 'innerHTML', 'innerHTML re-serialized'] as const;
+type RenderWay = (typeof renderWays)[number];
+
 /** Something that should never happen while sanitized mail is shown and clicked. */
 export interface Incident {
   kind: string;
@@ -136,6 +140,8 @@ export class MailRenderer {
   private linkUrls = new Set<string>();
   private imageUrls = new Set<string>();
   private readonly popups = new Set<Promise<void>>();
+  /** The ways each HTML has been rendered (by its text: the browser is given nothing else). */
+  private readonly ways = new Map<string, Set<RenderWay>>();
 
   /** The page renders happen in; replaced by a fresh one after it navigated itself. */
   private page!: Page;
@@ -285,6 +291,7 @@ export class MailRenderer {
     this.allowContentOf([vector.html]);
     await this.load();
     this.counts.renders += 1;
+    this.rendered(vector.html, 'page');
     await this.interact();
   }
 
@@ -300,7 +307,19 @@ export class MailRenderer {
     await this.load();
     await this.page.evaluate(`(${assignInnerHtml})(${JSON.stringify(vectors.map((v) => v.html))}, ${reserialize})`);
     this.counts.renders += vectors.length;
+    for (const vector of vectors) this.rendered(vector.html, reserialize ? 'innerHTML re-serialized' : 'innerHTML');
     await this.interact();
+  }
+
+  private rendered(html: string, way: RenderWay) {
+    const ways = this.ways.get(html) ?? new Set<RenderWay>();
+    ways.add(way);
+    this.ways.set(html, ways);
+  }
+
+  /** Each vector's ways of rendering that its HTML has not been shown in yet (`name: way`); empty once all were. */
+  waysMissing(vectors: readonly SanitizedVector[]): string[] {
+    return vectors.flatMap(({ name, html }) => renderWays.filter((way) => !this.ways.get(html)?.has(way)).map((way) => `${name}: ${way}`));
   }
 
   /**
@@ -442,8 +461,25 @@ function absolute(url: string): string {
   }
 }
 
-/** Renders every sanitized vector the three ways, in batches on reused pages. */
-export async function renderAllWays(renderer: MailRenderer, sanitized: SanitizedVector[], batch = 60) {
+/**
+ * The vectors with one entry per distinct HTML, named after every vector that sanitized to it
+ * (`a = b = c`), so that an incident names them all.
+ */
+export function distinctHtml(vectors: readonly SanitizedVector[]): SanitizedVector[] {
+  const names = new Map<string, string[]>();
+  for (const { name, html } of vectors) names.set(html, [...(names.get(html) ?? []), name]);
+  return [...names].map(([html, sharing]) => ({ name: sharing.join(' = '), html }));
+}
+
+/**
+ * Renders every sanitized vector the three ways, in batches on reused pages. Vectors whose
+ * sanitized HTML is the same text are rendered once: Chromium is given the same bytes at the same
+ * address, in a fresh page load or the same assignment, so a second render repeats the first
+ * (most of a corpus sanitizes to a few shared results, such as the empty string); each vector
+ * still counts as rendered every way (`waysMissing`).
+ */
+export async function renderAllWays(renderer: MailRenderer, vectors: SanitizedVector[], batch = 60) {
+  const sanitized = distinctHtml(vectors);
   for (const vector of sanitized) await renderer.renderAsPage(vector);
   for (let start = 0; start < sanitized.length; start += batch) {
     const slice = sanitized.slice(start, start + batch);
