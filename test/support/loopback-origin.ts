@@ -56,6 +56,8 @@ export async function startLoopbackOrigin(
   };
   const server: Server = secure ? createHttpsServer(await selfSignedCertificate(), listener) : createHttpServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // A test that fails before it closes the origin must still let Jest end: the server alone keeps no process alive.
+  server.unref();
   const { port } = server.address() as AddressInfo;
   return {
     origin: `${secure ? 'https' : 'http'}://127.0.0.1:${port}`,
