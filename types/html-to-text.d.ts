@@ -7,4 +7,6 @@ declare module 'html-to-text' {
   }
 
   export function htmlToText(html: string, options?: HtmlToTextOptions): string;
+  /** The converter for `options`, compiled once: `htmlToText(html, options)` is `compile(options)(html)`. */
+  export function compile(options?: HtmlToTextOptions): (html: string) => string;
 }

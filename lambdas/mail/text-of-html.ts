@@ -1,4 +1,4 @@
-import { htmlToText } from 'html-to-text';
+import { compile } from 'html-to-text';
 import { isDataUrl } from './email-urls';
 import { flattenHtmlNesting } from './flatten-html-nesting';
 
@@ -26,6 +26,12 @@ const options = {
 };
 
 /**
+ * html-to-text's converter for these options, compiled on the first HTML-only mail and kept:
+ * `htmlToText(html, options)` compiled them again for every mail.
+ */
+let converter: ((html: string) => string) | undefined;
+
+/**
  * The plain-text rendering of a mail's HTML, for a mail without a text part (DESIGN: whatever the
  * MIME structure), by html-to-text (headings in capitals, a link's address in brackets after its
  * text). The nesting is bounded first (`flattenHtmlNesting`), so the work is linear in the size
@@ -37,7 +43,8 @@ const options = {
  */
 export function textOfHtml(html: string): string {
   try {
-    return withoutLongRuns(htmlToText(flattenHtmlNesting(html.slice(0, textInputLimit)), options));
+    const convert = (converter ??= compile(options));
+    return withoutLongRuns(convert(flattenHtmlNesting(html.slice(0, textInputLimit))));
   } catch {
     return '';
   }
