@@ -88,12 +88,9 @@ module.exports = {
             displayName: 'start:stack',
             roots: ['<rootDir>/test/integration'],
             testMatch: contractSuites.map((name) => `**/${name}.test.ts`),
+            // The runtime, and the project's longer watchdog for a test (Jest takes `testTimeout` from
+            // the run's configuration only): test/support/on-start-stack.ts.
             setupFiles: ['<rootDir>/test/support/setup-env.ts', '<rootDir>/test/support/on-start-stack.ts'],
-            // A request through the stack runs its authorizer and function from their bundles with IAM
-            // judged on every AWS call: about three times npm start's cost. A test that spends the
-            // contract's 300 requests a minute takes 16 s on a quiet machine and more on a shared one;
-            // its clock is the functions' frozen clock, so only this watchdog sees the time.
-            testTimeout: 120_000,
           },
         ]),
   ],

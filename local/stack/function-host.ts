@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FunctionClock } from './function-clock';
+import { functionWorkerSource } from './function-worker-source';
 import { checkEventPayload, lambdaLimits, responseSizeError, streamedResponseSizeError, type InvocationType } from './lambda-limits';
 import type { StackFunction } from './template';
 import { newAwsId } from '../../lambdas/core/ids';
@@ -166,8 +166,7 @@ export class FunctionHost {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const entry = join(__dirname, 'function-worker.ts');
-    const worker = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(entry)});`, {
+    const worker = new Worker(functionWorkerSource(), {
       eval: true,
       workerData: { assetDir: this.fn.assetDir, file: this.fn.file, exportName: this.fn.exportName, clock: this.options.clock?.buffer },
       env: this.environment(),

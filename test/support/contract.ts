@@ -1,13 +1,14 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { gatewayResponseBody, gatewayResponseHeaders, gatewayResponseTable, type GatewayResponse } from '../../lib/gateway-responses';
 import { recordExercised } from './contract-coverage';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
 
 /**
  * Every response the integration suites receive is checked against `openapi/openapi.yaml`:
@@ -47,10 +48,36 @@ interface Contract {
 
 let loaded: Contract | undefined;
 
+/**
+ * The document as its YAML parses, kept as JSON in the system's temporary directory under the hash
+ * of its text: parsing the YAML cost about 0.3 s of processor time in every suite that checks a
+ * response, and the parse changes only with the text. A document whose parse JSON cannot carry
+ * whole is parsed every time; a kept copy that does not read is parsed and written again.
+ */
+function parsedDocument(): Json {
+  const text = readFileSync(openApiPath, 'utf8');
+  const kept = join(tmpdir(), `tempmail-openapi-${createHash('sha256').update(text).digest('hex').slice(0, 32)}.json`);
+  try {
+    return JSON.parse(readFileSync(kept, 'utf8'));
+  } catch {
+    // Not kept yet, or cut short: parsed below.
+  }
+  // Required here: a suite that finds the kept copy never loads the YAML parser.
+  const { parse } = require('yaml') as typeof import('yaml');
+  const document = parse(text);
+  const json = JSON.stringify(document);
+  if (!isDeepStrictEqual(JSON.parse(json), document)) return document;
+  // Written whole under another name, then renamed: a suite reading meanwhile never sees half of it.
+  const partial = `${kept}.${randomUUID()}`;
+  writeFileSync(partial, json);
+  renameSync(partial, kept);
+  return document;
+}
+
 /** The document, parsed once per test file, with a compiled validator per schema location. */
 export function contract(): Contract {
   if (loaded) return loaded;
-  const document = parse(readFileSync(openApiPath, 'utf8'));
+  const document = parsedDocument();
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ ...document, $id: 'openapi' });

@@ -3,9 +3,7 @@ import { openAccount } from '../../lambdas/core/accounts';
 import type { EmailResource } from '../../lambdas/core/emails';
 import type { Plan } from '../../lambdas/core/plans';
 import type { LocalConfig } from '../../local/config';
-import { startLocal, type LocalOverrides, type LocalRuntime } from '../../local/start-local';
-import { withCallRecording } from './call-recording';
-import { startStackTestRuntime } from './stack-service';
+import type { LocalOverrides, LocalRuntime } from '../../local/start-local';
 import { testRuntime } from './test-runtime';
 import { contractFetch } from './contract';
 import { memoryLogger } from './memory-logger';
@@ -57,6 +55,9 @@ export interface TestService {
  * The stack's (stack-service.ts): the synthesized stack, every function from its bundle; the
  * runtime overrides reach `npm start`'s clients only, so the tests that use them are declared
  * `onlyOn('npm start', ...)`.
+ * Each runtime's modules load only on its own project: every suite loaded both, and on the
+ * stack's project `npm start`'s own modules (its mail intake and parser among them) cost about a
+ * third of a second of processor time per suite for code that never ran.
  */
 export async function startTestService(
   overrides: Partial<LocalConfig> = {},
@@ -64,9 +65,12 @@ export async function startTestService(
 ): Promise<TestService> {
   const logger = memoryLogger();
   if (testRuntime === 'start:stack') {
+    const { startStackTestRuntime } = require('./stack-service') as typeof import('./stack-service');
     const { runtime, clock, settled } = await startStackTestRuntime({ ...testConfig, ...overrides });
     return testService(runtime, clock, logger, settled);
   }
+  const { startLocal } = require('../../local/start-local') as typeof import('../../local/start-local');
+  const { withCallRecording } = require('./call-recording') as typeof import('./call-recording');
   const clock = new TestClock();
   const runtime = await startLocal(
     { ...testConfig, ...overrides },
