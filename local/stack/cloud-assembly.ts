@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { delimiter, join, relative } from 'node:path';
+import { isRunning } from '../is-running';
 
 const root = join(__dirname, '..', '..');
 /** What the synthesized stack is built from: a change to any of these makes a new synthesis. */
@@ -37,15 +38,6 @@ const synthPath = join(__dirname, 'synth-path');
 
 /** How often a process waiting for another's synthesis looks whether it has finished. */
 const lockPollMs = 250;
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Runs `work` while holding `<out>.lock`, a folder only one process can make: `npm run

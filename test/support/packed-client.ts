@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isRunning } from '../../local/is-running';
 import { runProcess } from './run-process';
 
 const projectRoot = join(__dirname, '..', '..');
@@ -19,15 +20,6 @@ export interface PackedClient {
  */
 const runPid = process.send ? process.ppid : process.pid;
 const packPrefix = 'tempmail-client-pack-';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * The client package packed with `npm pack` (its `prepack` builds it) and unpacked: once a run,
@@ -51,7 +43,7 @@ export async function packedClient(withinMs = 120_000): Promise<PackedClient> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => 'NaN'));
       // A lock with no pid yet is one being taken this moment, unless it is old: its taker died.
-      const stale = Number.isInteger(holder) ? !alive(holder) : Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > 10_000;
+      const stale = Number.isInteger(holder) ? !isRunning(holder) : Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > 10_000;
       if (stale) await rm(lock, { recursive: true, force: true });
       else if (Date.now() > deadline) throw new Error(`the client package was not packed within ${withinMs} ms (lock ${lock} held by pid ${holder})`);
       else await new Promise((resolve) => setTimeout(resolve, 250));
@@ -71,7 +63,7 @@ async function pack(dir: string, done: string): Promise<PackedClient> {
   for (const name of await readdir(tmpdir())) {
     const [, owner, isLock] = new RegExp(`^${packPrefix}(\\d+)(\\.lock)?$`).exec(name) ?? [];
     const pid = Number(owner);
-    if (pid && (pid === runPid ? !isLock : !alive(pid))) await rm(join(tmpdir(), name), { recursive: true, force: true });
+    if (pid && (pid === runPid ? !isLock : !isRunning(pid))) await rm(join(tmpdir(), name), { recursive: true, force: true });
   }
   await mkdir(dir, { recursive: true });
   // The user's own shell: nothing of this Jest run; offline, as the install that follows is.
