@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join, relative } from 'node:path';
-import { isRunning } from '../is-running';
+import { withDirectoryLock } from '../with-directory-lock';
 
 const root = join(__dirname, '..', '..');
 /** What the synthesized stack is built from: a change to any of these makes a new synthesis. */
@@ -36,37 +35,6 @@ async function sourceDigest(context: Record<string, string>): Promise<string> {
  */
 const synthPath = join(__dirname, 'synth-path');
 
-/** How often a process waiting for another's synthesis looks whether it has finished. */
-const lockPollMs = 250;
-
-/**
- * Runs `work` while holding `<out>.lock`, a folder only one process can make: `npm run
- * start:stack` and the suites that read the synthesized stack may start together, and one
- * synthesis (minutes of bundling on two cores) then serves them all. A lock whose holder has
- * died is taken over.
- */
-async function withSynthesisLock<T>(out: string, work: () => Promise<T>): Promise<T> {
-  const lock = `${out}.lock`;
-  const owner = join(lock, 'pid');
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(await readFile(owner, 'utf8').catch(() => 'NaN'));
-      if (Number.isInteger(holder) && !isRunning(holder)) await rm(lock, { recursive: true, force: true });
-      else await delay(lockPollMs);
-    }
-  }
-  try {
-    await writeFile(owner, String(process.pid));
-    return await work();
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
-}
-
 /**
  * The synthesized app for this context (`cdk synth` into `cdk.out.stack/`), reused when the
  * sources and context have not changed since: a first synthesis bundles every function.
@@ -77,7 +45,9 @@ export async function ensureCloudAssembly(context: Record<string, string>, log: 
   const stamp = join(out, 'source-digest');
   const current = async () => existsSync(stamp) && (await readFile(stamp, 'utf8')) === digest;
   if (await current()) return out;
-  return withSynthesisLock(out, async () => {
+  // `npm run start:stack` and the suites that read the synthesized stack may start together: one
+  // synthesis (minutes of bundling on two cores) serves them all.
+  return withDirectoryLock(`${out}.lock`, async () => {
     // Another process may have made this very synthesis while this one waited for the lock.
     if (await current()) return out;
     log(`tempmail synthesizing the stack into ${relative(process.cwd(), out) || out} (a first synthesis bundles every function)`);

@@ -1,7 +1,8 @@
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRunning } from '../../local/is-running';
+import { withDirectoryLock } from '../../local/with-directory-lock';
 import { runProcess } from './run-process';
 
 const projectRoot = join(__dirname, '..', '..');
@@ -33,29 +34,12 @@ export async function packedClient(withinMs = 120_000): Promise<PackedClient> {
   const dir = join(tmpdir(), `${packPrefix}${runPid}`);
   const done = join(dir, 'done');
   const lock = `${dir}.lock`;
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const finished = await readFile(done, 'utf8').catch(() => undefined);
-    if (finished !== undefined) return JSON.parse(finished) as PackedClient;
-    try {
-      await mkdir(lock);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => 'NaN'));
-      // A lock with no pid yet is one being taken this moment, unless it is old: its taker died.
-      const stale = Number.isInteger(holder) ? !isRunning(holder) : Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs > 10_000;
-      if (stale) await rm(lock, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`the client package was not packed within ${withinMs} ms (lock ${lock} held by pid ${holder})`);
-      else await new Promise((resolve) => setTimeout(resolve, 250));
-      continue;
-    }
-    try {
-      await writeFile(join(lock, 'pid'), String(process.pid));
-      return await pack(dir, done);
-    } finally {
-      await rm(lock, { recursive: true, force: true });
-    }
-  }
+  const finished = async () => {
+    const marker = await readFile(done, 'utf8').catch(() => undefined);
+    return marker === undefined ? undefined : (JSON.parse(marker) as PackedClient);
+  };
+  // Another worker may have packed it while this one waited for the lock.
+  return withDirectoryLock(lock, async () => (await finished()) ?? pack(dir, done), withinMs);
 }
 
 async function pack(dir: string, done: string): Promise<PackedClient> {

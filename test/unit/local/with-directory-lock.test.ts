@@ -1,0 +1,48 @@
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withDirectoryLock } from '../../../local/with-directory-lock';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tempmail-lock-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('withDirectoryLock', () => {
+  it('lets one holder work at a time, and releases the lock after', async () => {
+    const lock = join(dir, 'work.lock');
+    const order: string[] = [];
+    const hold = (name: string) =>
+      withDirectoryLock(lock, async () => {
+        order.push(`${name} in`);
+        await new Promise(setImmediate);
+        order.push(`${name} out`);
+        return name;
+      });
+    expect(await Promise.all([hold('a'), hold('b')])).toEqual(['a', 'b']);
+    expect(order).toEqual(['a in', 'a out', 'b in', 'b out']);
+    await expect(mkdir(lock)).resolves.toBeUndefined();
+  });
+
+  it('takes over a lock whose holder has died', async () => {
+    const lock = join(dir, 'dead.lock');
+    await mkdir(lock);
+    // Beyond the kernel's largest pid: no process has it.
+    await writeFile(join(lock, 'pid'), String(2 ** 22 + 1));
+    await expect(withDirectoryLock(lock, async () => 'taken')).resolves.toBe('taken');
+  });
+
+  it('takes over a lock made long ago and never given a pid, and waits on a live holder no longer than asked', async () => {
+    const pidless = join(dir, 'pidless.lock');
+    await mkdir(pidless);
+    const longAgo = new Date(Date.now() - 60_000);
+    await utimes(pidless, longAgo, longAgo);
+    await expect(withDirectoryLock(pidless, async () => 'taken')).resolves.toBe('taken');
+
+    const held = join(dir, 'held.lock');
+    await mkdir(held);
+    await writeFile(join(held, 'pid'), String(process.pid));
+    await expect(withDirectoryLock(held, async () => 'never', 0)).rejects.toThrow(`held by pid ${process.pid}`);
+  });
+});
