@@ -1,5 +1,6 @@
 import { Token } from 'aws-cdk-lib';
 import { environmentPattern } from '../lambdas/core/api-keys';
+import { normalizeDomain } from '../lambdas/core/domains';
 
 /**
  * The AWS Regions where SES receives mail, from the table "Email receiving endpoints" of
@@ -31,6 +32,33 @@ export function assertStageName(stage: string): void {
       `Invalid stage "${stage}": a stage name is 1 to 16 lowercase letters, digits or hyphens ([a-z0-9-]{1,16}), since API keys carry it.`,
     );
   }
+}
+
+/**
+ * The receiving domains in the form the service compares them in (lowercase, no trailing dot, as
+ * `normalizeDomain` gives every domain the API and the CLI take), refusing at synth what the
+ * functions could never match: a name that is not a hostname, a domain listed twice in any
+ * spelling, and no domain at all. Without recipients, an SES receipt rule applies to every
+ * recipient of every verified identity in the Region (Recipients, in the SES API's `ReceiptRule`):
+ * this stage's rule would take, and with its final stop action end, the mail of every other
+ * domain and application of the account there.
+ */
+export function receivingDomainNames(domains: readonly string[]): string[] {
+  if (domains.length === 0) {
+    throw new Error(
+      'No receiving domain: give at least one (-c domains=mail.example.com). A receipt rule without recipients would take the mail of every verified domain in the Region.',
+    );
+  }
+  const canonical = domains.map((domain) => {
+    try {
+      return normalizeDomain(domain);
+    } catch {
+      throw new Error(`Invalid receiving domain ${JSON.stringify(domain)}: a receiving domain is a hostname of at most 253 characters (mail.example.com).`);
+    }
+  });
+  const duplicate = canonical.find((domain, index) => canonical.indexOf(domain) !== index);
+  if (duplicate) throw new Error(`The receiving domain ${duplicate} is listed twice.`);
+  return canonical;
 }
 
 /**

@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { frameworkLogGroup } from './service-function';
 
 export interface ReceivingDomainsProps {
-  /** The receiving domains, as given in the stack's `domains` context. */
+  /** The receiving domains, each once, in canonical form (`receivingDomainNames`). */
   domains: string[];
   /** The domains table, seeded with each domain so that addresses can be created at once. */
   domainsTable: ITableV2;
@@ -24,8 +24,6 @@ export interface ReceivingDomainsProps {
 export class ReceivingDomains extends Construct {
   constructor(scope: Construct, id: string, props: ReceivingDomainsProps) {
     super(scope, id);
-    const duplicate = props.domains.find((domain, index) => props.domains.indexOf(domain) !== index);
-    if (duplicate) throw new Error(`The receiving domain ${duplicate} is listed twice.`);
     // Every resource of a domain is named by the domain, never by its place in the list: reordering
     // or removing a domain leaves the others' resources as they are.
     // One function serves every seed (a singleton): its one log group.
@@ -54,7 +52,7 @@ export class ReceivingDomains extends Construct {
     }
     if (!props.hostedZone) return;
 
-    const zoneName = props.hostedZone.zoneName.replace(/\.$/, '');
+    const zoneName = props.hostedZone.zoneName.replace(/\.$/, '').toLowerCase();
     const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', {
       hostedZoneId: props.hostedZone.zoneId,
       zoneName,

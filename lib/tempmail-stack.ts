@@ -5,7 +5,7 @@ import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/ta
 import { Api } from './api';
 import { ConsoleHosting } from './console-hosting';
 import { ConsoleIdentity } from './console-identity';
-import { assertReceivingRegion, assertStageName, sesReceivingRegions } from './deployment-guards';
+import { assertReceivingRegion, assertStageName, receivingDomainNames, sesReceivingRegions } from './deployment-guards';
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
 import { ReceivingDomains } from './receiving-domains';
@@ -24,7 +24,7 @@ export const defaultIpRateLimit = 3_000;
 export interface TempmailStackProps extends StackProps {
   /** Stage name, `[a-z0-9-]{1,16}`; API keys are bound to it, so a staging key never authenticates here. */
   stage: string;
-  /** Receiving domains. */
+  /** Receiving domains: hostnames, at least one, each once in any spelling; the stack uses them lowercased (`receivingDomainNames`). */
   domains: string[];
   /** A Route 53 zone holding the receiving domains: SES identities, DKIM and MX records are written there. */
   hostedZone?: { zoneId: string; zoneName: string };
@@ -63,6 +63,7 @@ export class TempmailStack extends Stack {
   constructor(scope: Construct, id: string, props: TempmailStackProps) {
     // Before the stack: the stage also names it, and a name CloudFormation refuses would hide why.
     assertStageName(props.stage);
+    const domains = receivingDomainNames(props.domains);
     super(scope, id, props);
     assertReceivingRegion(this.region);
     if (Token.isUnresolved(this.region)) {
@@ -92,7 +93,7 @@ export class TempmailStack extends Stack {
       reason:
         'Rotating the cursor HMAC secret only invalidates outstanding cursors (valid one hour); a new value is read at the next cold start.',
     });
-    const environment = serviceEnvironment({ storage, stage: props.stage, domains: props.domains, ...(props.lifetimes ? { lifetimes: props.lifetimes } : {}) });
+    const environment = serviceEnvironment({ storage, stage: props.stage, domains, ...(props.lifetimes ? { lifetimes: props.lifetimes } : {}) });
 
     // The console: the user pool first (the API's console authorizer needs it), then the hosting
     // (its address is where sign-in returns), then the client, whose id the console functions learn.
@@ -125,13 +126,13 @@ export class TempmailStack extends Stack {
       storage,
       environment,
       stage: props.stage,
-      domains: props.domains,
+      domains,
       receiptRuleSetName: props.receiptRuleSetName,
       receiptRuleAfter: props.receiptRuleAfter,
       parserReservedConcurrency: props.parserReservedConcurrency,
     });
     new ReceivingDomains(this, 'ReceivingDomains', {
-      domains: props.domains,
+      domains,
       domainsTable: storage.tables.domains,
       hostedZone: props.hostedZone,
     });
@@ -159,7 +160,7 @@ export class TempmailStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
     new CfnOutput(this, 'Stage', { value: props.stage, description: functionEnvironmentNames.stage });
     // The operator CLI's `domain add` refuses a domain outside them (SES would refuse its mail).
-    new CfnOutput(this, 'ReceiptRuleDomains', { value: props.domains.join(','), description: functionEnvironmentNames.receiptRuleDomains });
+    new CfnOutput(this, 'ReceiptRuleDomains', { value: domains.join(','), description: functionEnvironmentNames.receiptRuleDomains });
     new CfnOutput(this, 'ConsoleUrl', { value: hosting.consoleUrl });
     new CfnOutput(this, 'ApiReferenceUrl', { value: hosting.referenceUrl });
     new CfnOutput(this, 'ConsoleIssuer', { value: identity.issuer });

@@ -230,8 +230,35 @@ describe('receiving domains', () => {
     expect(JSON.stringify(seed!.Properties.Update)).toContain('attribute_not_exists(#domain)');
   });
 
-  it('refuses a domain listed twice', () => {
+  it('refuses a domain listed twice, in any spelling', () => {
     expect(() => synthesize({ 'Tempmail-prod': { domains: ['mail.example.test', 'mail.example.test'] } })).toThrow(/listed twice/);
+    expect(() => synthesize({ 'Tempmail-prod': { domains: ['mail.example.test', 'Mail.Example.TEST.'] } })).toThrow(
+      /The receiving domain mail\.example\.test is listed twice/,
+    );
+  });
+
+  it('uses a domain given in capitals or with a trailing dot as the API compares it: lowercase, in the rule, the table and the functions', () => {
+    const template = synthesize({ 'Tempmail-prod': { domains: ['Mail.Example.TEST.', 'inbox.example.test'], hostedZone: { ...zone, zoneName: 'Example.Test.' } } })['Tempmail-prod']!;
+    const [rule] = resources(template, 'AWS::SES::ReceiptRule');
+    expect(rule!.Properties.Rule.Recipients).toEqual(['mail.example.test', 'inbox.example.test']);
+    const seeded = resources(template, 'Custom::AWS')
+      .map((resource) => JSON.stringify(resource.Properties.Create))
+      .filter((create) => create.includes('putItem'));
+    expect(seeded).toEqual([expect.stringContaining('mail.example.test'), expect.stringContaining('inbox.example.test')]);
+    expect(seeded.join()).not.toMatch(/Mail\.Example/);
+    const environments = resources(template, 'AWS::Lambda::Function')
+      .map((fn) => fn.Properties.Environment?.Variables?.RECEIPT_RULE_DOMAINS)
+      .filter((value) => value !== undefined);
+    expect(new Set(environments)).toEqual(new Set(['mail.example.test,inbox.example.test']));
+    expect(resources(template, 'AWS::SES::EmailIdentity').map((identity) => identity.Properties.EmailIdentity)).toEqual(['mail.example.test', 'inbox.example.test']);
+  });
+
+  it.each(['mail example.test', 'mail@example.test', '-mail.example.test', 'localhost'])('refuses %j at synth: not a hostname SES could receive for', (domain) => {
+    expect(() => synthesize({ 'Tempmail-prod': { domains: [domain] } })).toThrow(new RegExp(`Invalid receiving domain ${JSON.stringify(domain)}: a receiving domain is a hostname`));
+  });
+
+  it('refuses a stage without any receiving domain: a receipt rule without recipients takes the mail of every verified domain of the Region', () => {
+    expect(() => synthesize({ 'Tempmail-prod': { domains: [] } })).toThrow(/No receiving domain: give at least one \(-c domains=/);
   });
 });
 
