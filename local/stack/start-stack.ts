@@ -35,7 +35,10 @@ export interface StackOptions {
   cdkOut?: string;
   /** Edits the template before it runs: a test removes a grant here. */
   editTemplate?: (template: Template) => void;
-  /** A test's clock for the function threads (expiry without sleeping); absent: the system clock. */
+  /**
+   * A test's clock for the function threads (expiry without sleeping); absent: the system clock.
+   * With it, EventBridge's schedule runs when the test runs it (`sweep`), not on real time.
+   */
   clock?: FunctionClock;
   /** A test's stand-in for a service that does not answer: an allowed call of a function waits for the promise this returns. */
   holdCall?: (call: HeldCall) => Promise<void> | undefined;
@@ -188,8 +191,8 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
       functionArn: (functionId) => resolver.arnOf(functionId),
     }),
   });
-  // EventBridge: the scheduled sweeper, as its rule's rate says.
-  const schedule = startScheduleRunner({ schedules: scheduled, clock: servicesClock, queue, invoke });
+  // EventBridge: the scheduled sweeper, as its rule's rate says; under a test's clock, when the test runs it.
+  const schedule = startScheduleRunner({ schedules: scheduled, clock: servicesClock, queue, invoke, onRealTime: options.clock === undefined });
 
   // The operator CLI's `mail redrive` finds the receipt rule's dead-letter queue through the data directory.
   const parsers = new Set(rules.flatMap((rule) => rule.actions.flatMap((action) => (action.kind === 'lambda' && action.invocationType === 'Event' ? [action.functionId] : []))));
