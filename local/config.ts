@@ -35,6 +35,16 @@ const localEnvironment = z.object({
   [names.oidcIssuer]: z.url().optional(),
   [names.oidcClientId]: z.string().min(1).optional(),
   TEMPMAIL_SUPPORT_CONTACT: z.string().min(1).max(200).optional(),
+}).superRefine((env, context) => {
+  // A client id is the issuer's: without the issuer, the console would sign in at the local one
+  // with its own client, and the id given would be dropped without a word.
+  if (env[names.oidcClientId] !== undefined && env[names.oidcIssuer] === undefined) {
+    context.addIssue({
+      code: 'custom',
+      path: [names.oidcClientId],
+      message: `is the client of an issuer, and ${names.oidcIssuer} is not set: set both (an outside issuer), or neither (the local issuer under /oidc)`,
+    });
+  }
 });
 
 export interface LocalConfig {
