@@ -12,7 +12,7 @@ import type { HtmlRenderer } from '../lambdas/core/ports/html-renderer';
 import { mimeLimits } from '../lambdas/mail/parse-mail';
 import { rawMailPrefix } from '../lambdas/mail/raw-mail-prefix';
 import { runAsIs, type FunctionScope } from './function-scope';
-import { maxMessageBytes, smtpError } from './smtp-intake';
+import { maxMessageBytes, messageTooBig, smtpError } from './smtp-intake';
 
 class MessageTooLarge extends Error {}
 
@@ -60,7 +60,7 @@ export function smtpDelivery(services: BlobServices, asFunction: FunctionScope =
         await drain(message);
         await services.blobs.delete(rawKey).catch(() => undefined);
         if (parsed.status === 'fulfilled') await discardAttachments(parsed.value, services.blobs).catch(() => undefined);
-        if (error instanceof MessageTooLarge) throw smtpError(552, '5.3.4 Message too big for this system');
+        if (error instanceof MessageTooLarge) throw messageTooBig();
         services.logger.error('raw message not stored', { mail_id: mailId, error: error.name });
         throw smtpError(451, '4.3.0 Temporary storage failure, try again later');
       }

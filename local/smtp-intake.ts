@@ -69,3 +69,8 @@ export async function startSmtpIntake<Accepted>(options: SmtpIntakeOptions<Accep
 export function smtpError(responseCode: number, message: string): Error {
   return Object.assign(new Error(message), { responseCode });
 }
+
+/** The refusal of a mail over the size the intake advertises (SES's 40 MB), as both runtimes send it after `DATA`. */
+export function messageTooBig(): Error {
+  return smtpError(552, '5.3.4 Message too big for this system');
+}

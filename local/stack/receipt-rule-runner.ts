@@ -4,7 +4,7 @@ import { newSesMessageId } from '../../lambdas/core/ids';
 import type { Logger } from '../../lambdas/core/ports/logger';
 import type { BlobStore } from '../../lambdas/core/ports/blob-store';
 import { evaluateServiceRequest, type ResourcePolicy } from '../iam';
-import { maxMessageBytes, smtpError, type SmtpIntakeOptions } from '../smtp-intake';
+import { maxMessageBytes, messageTooBig, smtpError, type SmtpIntakeOptions } from '../smtp-intake';
 import { overTls, type EvaluatedCall } from './aws-endpoints';
 import { localNaming, type ReceiptAction, type ReceiptRule } from './template';
 
@@ -120,7 +120,7 @@ async function readWhole(message: Readable): Promise<Buffer> {
     size += (chunk as Buffer).length;
     if (size <= maxMessageBytes) chunks.push(chunk as Buffer);
   }
-  if (size > maxMessageBytes) throw smtpError(552, '5.3.4 Message too big for this system');
+  if (size > maxMessageBytes) throw messageTooBig();
   return Buffer.concat(chunks);
 }
 
