@@ -6,8 +6,12 @@ import { delimiter, join, relative } from 'node:path';
 import { withDirectoryLock } from '../with-directory-lock';
 
 const root = join(__dirname, '..', '..');
-/** What the synthesized stack is built from: a change to any of these makes a new synthesis. */
-const sources = ['bin', 'lib', 'lambdas', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
+/**
+ * What the synthesized stack is built from: a change to any of these makes a new synthesis. The
+ * app reads `console` (the site it publishes, its headers, the support contact's rule) and
+ * `openapi` (the API reference it publishes) beside the functions' sources.
+ */
+export const synthesisSources = ['bin', 'lib', 'lambdas', 'console', 'openapi', 'package-lock.json', 'cdk.json', 'tsconfig.json'];
 
 async function* files(path: string): AsyncGenerator<string> {
   const entries = await readdir(path, { withFileTypes: true }).catch(() => undefined);
@@ -21,7 +25,7 @@ async function* files(path: string): AsyncGenerator<string> {
 /** A digest of the sources and the context: the cloud assembly is reused while it is the same. */
 async function sourceDigest(context: Record<string, string>): Promise<string> {
   const hash = createHash('sha256').update(JSON.stringify(context));
-  for (const source of sources) {
+  for (const source of synthesisSources) {
     for await (const file of files(join(root, source))) hash.update(relative(root, file)).update(await readFile(file));
   }
   return hash.digest('hex');

@@ -85,3 +85,19 @@ describe('the ports: lambdas/core/ports, one file a port', () => {
     expect(elsewhere).toEqual([]);
   });
 });
+
+it("makes the stack's synthesis anew on a change of any file the app imports: each is under a source of its digest", () => {
+  const { synthesisSources } = require('../../../local/stack/cloud-assembly') as typeof import('../../../local/stack/cloud-assembly');
+  const importsOf = (file: string) =>
+    graph.get(file) ?? new Set([...readFileSync(file, 'utf8').matchAll(importPattern)].map((match) => resolved(file, match[1]!)).filter((found) => found !== undefined));
+  const reached = new Set<string>();
+  const pending = [join(root, 'bin/app.ts')];
+  for (let file = pending.pop(); file; file = pending.pop()) {
+    if (reached.has(file)) continue;
+    reached.add(file);
+    pending.push(...importsOf(file));
+  }
+  expect(reached.size).toBeGreaterThan(50);
+  const uncovered = [...reached].map(name).filter((file) => !synthesisSources.some((source) => file === source || file.startsWith(`${source}/`)));
+  expect(uncovered).toEqual([]);
+});
