@@ -31,6 +31,7 @@ export function stackPropsFromContext(app: App): TempmailStackProps {
     webAclArn: context('webAclArn'),
     apiDomain: apiDomainName && apiCertificateArn ? { domainName: apiDomainName, certificateArn: apiCertificateArn } : undefined,
     consoleSenderDomain: context('consoleSenderDomain'),
+    supportContact: context('supportContact'),
     ipRateLimit: number('ipRateLimit'),
     parserReservedConcurrency: number('parserReservedConcurrency'),
     lifetimes: { messageTtlSeconds: number('messageTtlSeconds'), emailTtlSeconds: number('emailTtlSeconds') },

@@ -164,8 +164,11 @@ export class ConsoleHosting extends Construct {
     );
   }
 
-  /** Publishes the console's files and its `config.json` (the issuer, the client id, where signing out goes), and the API reference. */
-  deploy(config: { issuer: string; clientId: string; logoutEndpoint?: string }): BucketDeployment {
+  /**
+   * Publishes the console's files and its `config.json` (the issuer, the client id, where signing
+   * out goes, whom to ask for more requests), and the API reference.
+   */
+  deploy(config: { issuer: string; clientId: string; logoutEndpoint?: string; support?: string }): BucketDeployment {
     const deployment = new BucketDeployment(this, 'Deploy', {
       sources: [Source.asset(buildSite()), Source.jsonData('console/config.json', config)],
       destinationBucket: this.bucket,

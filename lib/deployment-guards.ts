@@ -1,6 +1,7 @@
 import { Token } from 'aws-cdk-lib';
 import { environmentPattern } from '../lambdas/core/api-keys';
 import { normalizeDomain } from '../lambdas/core/domains';
+import { supportContactProblem } from '../console/support-contact';
 
 /**
  * The AWS Regions where SES receives mail, from the table "Email receiving endpoints" of
@@ -32,6 +33,12 @@ export function assertStageName(stage: string): void {
       `Invalid stage "${stage}": a stage name is 1 to 16 lowercase letters, digits or hyphens ([a-z0-9-]{1,16}), since API keys carry it.`,
     );
   }
+}
+
+/** Refuses at synth a support contact the console could not show whole (`supportContactProblem`). */
+export function assertSupportContact(value: string): void {
+  const problem = supportContactProblem(value);
+  if (problem) throw new Error(`Invalid supportContact: it ${problem}. Give whom customers ask for more requests, an email address or a page (-c supportContact=billing@example.com).`);
 }
 
 /**

@@ -5,7 +5,7 @@ import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/ta
 import { Api } from './api';
 import { ConsoleHosting } from './console-hosting';
 import { ConsoleIdentity } from './console-identity';
-import { assertReceivingRegion, assertStageName, receivingDomainNames, sesReceivingRegions } from './deployment-guards';
+import { assertReceivingRegion, assertStageName, assertSupportContact, receivingDomainNames, sesReceivingRegions } from './deployment-guards';
 import { InboundMail } from './inbound-mail';
 import { Monitoring } from './monitoring';
 import { ReceivingDomains } from './receiving-domains';
@@ -46,6 +46,12 @@ export interface TempmailStackProps extends StackProps {
    * records verified): the console's sign-up mail is then sent through SES from it.
    */
   consoleSenderDomain?: string;
+  /**
+   * Whom the console names when a customer's allowance runs low or out (an email address or a
+   * page, at most 200 characters), published in its `config.json`; without it the console says to
+   * ask whoever gave access.
+   */
+  supportContact?: string;
   /** The API stage's throttle: requests a second per method and burst (default 5,000 each). */
   apiThrottle?: { rate?: number; burst?: number };
   /** The receipt rule this stage's rule follows in the shared rule set; by default it goes first. */
@@ -63,6 +69,7 @@ export class TempmailStack extends Stack {
   constructor(scope: Construct, id: string, props: TempmailStackProps) {
     // Before the stack: the stage also names it, and a name CloudFormation refuses would hide why.
     assertStageName(props.stage);
+    if (props.supportContact !== undefined) assertSupportContact(props.supportContact);
     const domains = receivingDomainNames(props.domains);
     super(scope, id, props);
     assertReceivingRegion(this.region);
@@ -121,7 +128,12 @@ export class TempmailStack extends Stack {
     const client = identity.addConsoleClient(hosting.consoleUrl);
     for (const fn of api.consoleFunctions) fn.addEnvironment(functionEnvironmentNames.oidcClientId, client.userPoolClientId);
     // Cognito's discovery names no end-session endpoint: the console signs out at the domain's /logout.
-    hosting.deploy({ issuer: identity.issuer, clientId: client.userPoolClientId, logoutEndpoint: `${identity.domain.baseUrl()}/logout` });
+    hosting.deploy({
+      issuer: identity.issuer,
+      clientId: client.userPoolClientId,
+      logoutEndpoint: `${identity.domain.baseUrl()}/logout`,
+      ...(props.supportContact !== undefined ? { support: props.supportContact } : {}),
+    });
     const inbound = new InboundMail(this, 'InboundMail', {
       storage,
       environment,

@@ -4,6 +4,7 @@ import { environmentPattern } from '../lambdas/core/api-keys';
 import { emailLifetimeSeconds, messageLifetimeSeconds } from '../lambdas/core/lifetimes';
 import { shortWindowLimits } from '../lambdas/core/short-window';
 import { localConsoleClientId } from './local-oidc-issuer';
+import { supportContactProblem } from '../console/support-contact';
 import { functionEnvironmentNames as names } from '../lambdas/composition/function-environment';
 
 /** Where `npm start` and the operator CLI keep dynalite's files, blobs and the cursor secret unless `DATA_DIR` says otherwise. */
@@ -34,7 +35,13 @@ const localEnvironment = z.object({
   [names.logLevel]: z.enum(logLevels).default('warn'),
   [names.oidcIssuer]: z.url().optional(),
   [names.oidcClientId]: z.string().min(1).optional(),
-  TEMPMAIL_SUPPORT_CONTACT: z.string().min(1).max(200).optional(),
+  TEMPMAIL_SUPPORT_CONTACT: z
+    .string()
+    .superRefine((value, context) => {
+      const problem = supportContactProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
 }).superRefine((env, context) => {
   // A client id is the issuer's: without the issuer, the console would sign in at the local one
   // with its own client, and the id given would be dropped without a word.

@@ -28,6 +28,8 @@ export async function startStackGateway(
     clock: Clock;
     /** A test's clock for the throttle buckets and authorizer caches; absent: the system clock. */
     gatewayClock?: Clock;
+    /** The support contact the template publishes in the console's `config.json`. */
+    support?: string;
   },
 ): Promise<StackGateway> {
   // The console's issuer stands in for the user pool: known once the front listens.
@@ -40,7 +42,12 @@ export async function startStackGateway(
     ...(options.gatewayClock ? { clock: options.gatewayClock } : {}),
     front: (req, res) => (front ? front.handle(req, res) : Promise.resolve(false)),
   });
-  front = await startConsoleFront({ origin: gateway.url, clock: options.clock, ...(options.config.oidc ? { issuer: options.config.oidc } : {}) });
+  front = await startConsoleFront({
+    origin: gateway.url,
+    clock: options.clock,
+    ...(options.config.oidc ? { issuer: options.config.oidc } : {}),
+    ...(options.support !== undefined ? { support: options.support } : {}),
+  });
   // The user pool's keys are the gateway's own in AWS: its token check never waits on a request
   // to the issuer (one that times out on a loaded machine would answer 500 for a forged token).
   const poolKeys = front.localIssuerKeys;

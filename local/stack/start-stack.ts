@@ -26,7 +26,7 @@ import { startQueues } from './sqs-queues';
 import { ignoredSettings } from './stack-settings';
 import { startStackStorage } from './stack-storage';
 import { apiFunctions, readGatewayApi, unservedParts } from './gateway-template';
-import { localResolver, nameTablesLocally, readStack, receiptRules, resourcePolicies, schedules, stackFunctions, stackQueues, type Template } from './template';
+import { localResolver, nameTablesLocally, publishedSupportContact, readStack, receiptRules, resourcePolicies, schedules, stackFunctions, stackQueues, type Template } from './template';
 
 export type { RunningFunction } from './function-hosts';
 
@@ -82,10 +82,11 @@ export interface StackRuntime {
  * the receiving domains, and the message and reservation lifetimes when they are not the
  * contract's (so that the usual run shares one synthesis).
  */
-export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | 'messageTtlSeconds' | 'emailTtlSeconds'>): Record<string, string> {
+export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | 'messageTtlSeconds' | 'emailTtlSeconds' | 'supportContact'>): Record<string, string> {
   return {
     stage: config.env,
     domains: config.domains.join(','),
+    ...(config.supportContact !== undefined ? { supportContact: config.supportContact } : {}),
     ...(config.messageTtlSeconds !== messageLifetimeSeconds ? { messageTtlSeconds: String(config.messageTtlSeconds) } : {}),
     ...(config.emailTtlSeconds !== emailLifetimeSeconds ? { emailTtlSeconds: String(config.emailTtlSeconds) } : {}),
   };
@@ -145,8 +146,10 @@ export async function startStack(config: LocalConfig, options: StackOptions = {}
     if (!started) throw new Error(`function ${logicalId} is not running`);
     return started.host(logicalId);
   };
+  const support = publishedSupportContact(template, cdkOut);
   const gateway = await startStackGateway(api, {
     config,
+    ...(support !== undefined ? { support } : {}),
     invoke: (logicalId, event, stream) => host(logicalId).invoke(event, stream),
     clock: operator.clock,
     ...(options.gatewayClock ? { gatewayClock: options.gatewayClock } : {}),

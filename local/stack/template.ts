@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { localTableNames, tableEnvironmentName, tableKeys } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { loadFunctionRoles, TemplateResolver, UnresolvableError, type FunctionRole, type PolicyDocument, type ResourcePolicy, type Template } from '../iam';
@@ -101,6 +101,23 @@ export function stackFunctions(template: Template, cdkOut: string, logicalIds: I
       },
     };
   });
+}
+
+/**
+ * The support contact the template publishes in the console's `config.json`: the file is one of
+ * the console deployment's sources (`Custom::CDKBucketDeployment`), an asset of the assembly; its
+ * other fields are markers for the user pool's values, which the local issuer stands in for.
+ * Undefined when the stack was synthesized without one.
+ */
+export function publishedSupportContact(template: Template, cdkOut: string): string | undefined {
+  const sources = resourcesOfType(template, 'Custom::CDKBucketDeployment').flatMap(([, deployment]) => (deployment.Properties?.SourceObjectKeys ?? []) as Json[]);
+  const configs = sources.flatMap((key) => {
+    const file = join(cdkOut, `asset.${String(key).replace(/\.zip$/, '')}`, 'console', 'config.json');
+    return existsSync(file) ? [JSON.parse(readFileSync(file, 'utf8')) as { support?: unknown }] : [];
+  });
+  if (configs.length !== 1) throw new Error(`the template publishes ${configs.length} console config.json files, not one`);
+  const support = configs[0]!.support;
+  return typeof support === 'string' ? support : undefined;
 }
 
 export interface StackQueue {

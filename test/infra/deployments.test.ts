@@ -6,6 +6,7 @@ import type { IConstruct } from 'constructs';
 import { mailSilenceWindow } from '../../lib/monitoring';
 import { TempmailStack, type TempmailStackProps } from '../../lib/tempmail-stack';
 import { projectFeatureFlags, testApp } from '../support/test-app';
+import { publishedSupportContact } from '../../local/stack/template';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -259,6 +260,24 @@ describe('receiving domains', () => {
 
   it('refuses a stage without any receiving domain: a receipt rule without recipients takes the mail of every verified domain of the Region', () => {
     expect(() => synthesize({ 'Tempmail-prod': { domains: [] } })).toThrow(/No receiving domain: give at least one \(-c domains=/);
+  });
+});
+
+describe('the support contact the console names', () => {
+  it("is published in the console's config.json when the deployer gives it, and absent otherwise", () => {
+    const app = testApp();
+    const stack = (id: string, props: Partial<TempmailStackProps>) =>
+      new TempmailStack(app, id, { stage: id.toLowerCase(), domains: [`${id.toLowerCase()}.example.test`], env: { account: '123456789012', region: 'us-east-1' }, ...props });
+    const given = stack('Given', { supportContact: 'billing@operator.example' });
+    const unset = stack('Unset', {});
+    const assembly = app.synth();
+    const published = (built: TempmailStack) => publishedSupportContact(assembly.getStackArtifact(built.artifactId).template, assembly.directory);
+    expect(published(given)).toBe('billing@operator.example');
+    expect(published(unset)).toBeUndefined();
+  });
+
+  it.each([' ', 'x'.repeat(201)])('refuses %j at synth: the console could not show it whole', (supportContact) => {
+    expect(() => synthesize({ 'Tempmail-prod': { supportContact } })).toThrow(/Invalid supportContact: it (is empty|is longer than 200 characters)/);
   });
 });
 

@@ -17,7 +17,7 @@ import { FunctionClock } from '../../local/stack/function-clock';
 import { startStack, type StackRuntime } from '../../local/stack/start-stack';
 import { startLocal } from '../../local/start-local';
 import { memoryLogger } from '../support/memory-logger';
-import { readStack, type Template } from '../../local/stack/template';
+import { publishedSupportContact, readStack, type Template } from '../../local/stack/template';
 import { contractFetch } from '../support/contract';
 import { json } from '../support/json';
 import { testConfig } from '../support/test-config';
@@ -85,7 +85,14 @@ const consoleSignIn = (runtime: StackRuntime, email: string) =>
 describe('npm run start:stack', () => {
   it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR (which adds no domain its receipt rule does not cover), stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
-    const environment = { DATA_DIR: dataDir, TEMPMAIL_STACK_CDK_OUT: cdkOut, TEMPMAIL_DOMAINS: stackDomains.join(','), LOG_LEVEL: 'warn' };
+    // The settings the suites' synthesis was made with: any other would synthesize anew into the assembly they share.
+    const environment = {
+      DATA_DIR: dataDir,
+      TEMPMAIL_STACK_CDK_OUT: cdkOut,
+      TEMPMAIL_DOMAINS: stackDomains.join(','),
+      TEMPMAIL_SUPPORT_CONTACT: config.supportContact!,
+      LOG_LEVEL: 'warn',
+    };
     let service = await spawnNpmStart(environment, 60_000, 'start:stack');
     try {
       expect(service.output()).toMatch(/tempmail ready: api http:\/\/127\.0\.0\.1:\d+ smtp smtp:\/\/127\.0\.0\.1:\d+ env local domains tempmail\.localhost,mail\.example\.test/);
@@ -635,12 +642,28 @@ describe('the stack shape: time-outs, memory and the dead-letter queue', () => {
     const given = { ...config, dataDir, supportContact: 'billing@operator.example', shortWindow: { perKey: 5000, perAccount: 9000 } };
     // The start is refused (the variant holds the data directory): the warnings come before anything starts.
     await expect(startStack(given, { cdkOut, logger })).rejects.toThrow('another local service is using');
+    // The support contact has its place (the console's published config.json): only the short window is warned of.
     expect(logger.lines.filter((line) => line.level === 'warn')).toEqual([
       expect.objectContaining({ message: 'setting not applied by start:stack', variables: 'TEMPMAIL_SHORT_WINDOW_PER_KEY, TEMPMAIL_SHORT_WINDOW_PER_ACCOUNT', reason: expect.stringContaining("contract's short-window limits") }),
-      expect.objectContaining({ message: 'setting not applied by start:stack', variables: 'TEMPMAIL_SUPPORT_CONTACT', reason: expect.stringContaining('no support contact') }),
     ]);
-    // The value itself is not logged.
     expect(JSON.stringify(logger.lines)).not.toContain('billing@operator.example');
+  });
+
+  it("serves the console the support contact the template publishes in its config.json, the one given at synthesis", async () => {
+    // The synthesis was given the test configuration's contact (context `supportContact`): the
+    // console deployment's config.json asset carries it beside the user pool's markers.
+    expect(publishedSupportContact(readStack(cdkOut), cdkOut)).toBe(config.supportContact);
+    const served = await fetch(`${stack.consoleUrl}config.json`);
+    expect(served.status).toBe(200);
+    expect(await served.json()).toMatchObject({ support: config.supportContact });
+    // The template's, not the runner's setting: a stack started on this synthesis with another
+    // contact serves the synthesized one, as the deployed console shows what was deployed.
+    const other = await startStack({ ...config, supportContact: 'someone-else@operator.example' }, { cdkOut, logger: memoryLogger() });
+    try {
+      expect(await (await fetch(`${other.consoleUrl}config.json`)).json()).toMatchObject({ support: config.supportContact });
+    } finally {
+      await other.close();
+    }
   });
 
   it('let SES store raw mail only as the bucket policy allows it', () => {

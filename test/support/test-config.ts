@@ -12,4 +12,6 @@ export const testConfig: LocalConfig = {
   emailTtlSeconds: 2_592_000,
   cursorSecret: 'test-cursor-secret-0123456789abcdef',
   logLevel: 'silent',
+  // Published in the console's config.json: on start:stack, by the synthesized stack (context `supportContact`).
+  supportContact: 'support@operator.example',
 };

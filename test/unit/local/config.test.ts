@@ -17,3 +17,14 @@ describe("npm start's console issuer settings", () => {
     );
   });
 });
+
+describe("npm start's support contact", () => {
+  it('is what TEMPMAIL_SUPPORT_CONTACT says, and absent without it', () => {
+    expect(readLocalConfig({ TEMPMAIL_SUPPORT_CONTACT: 'billing@operator.example' }).supportContact).toBe('billing@operator.example');
+    expect(readLocalConfig({}).supportContact).toBeUndefined();
+  });
+
+  it.each([' ', 'x'.repeat(201)])('refuses %j, as the deploy refuses it at synth', (value) => {
+    expect(() => readLocalConfig({ TEMPMAIL_SUPPORT_CONTACT: value })).toThrow(/^Invalid configuration: TEMPMAIL_SUPPORT_CONTACT: (is empty|is longer than 200 characters)/);
+  });
+});
