@@ -79,8 +79,9 @@ export interface StackRuntime {
 
 /**
  * What of the configuration the template must carry, as the app's context (bin/app.ts): the stage,
- * the receiving domains, and the message and reservation lifetimes when they are not the
- * contract's (so that the usual run shares one synthesis).
+ * the receiving domains, the support contact the console's config.json publishes when one is set,
+ * and the message and reservation lifetimes when they are not the contract's (so that the usual
+ * run shares one synthesis).
  */
 export function synthesisContext(config: Pick<LocalConfig, 'env' | 'domains' | 'messageTtlSeconds' | 'emailTtlSeconds' | 'supportContact'>): Record<string, string> {
   return {
