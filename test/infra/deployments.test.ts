@@ -264,16 +264,11 @@ describe('receiving domains', () => {
 });
 
 describe('the support contact the console names', () => {
-  it("is published in the console's config.json when the deployer gives it, and absent otherwise", () => {
+  it("is published in the console's config.json when the deployer gives it", () => {
     const app = testApp();
-    const stack = (id: string, props: Partial<TempmailStackProps>) =>
-      new TempmailStack(app, id, { stage: id.toLowerCase(), domains: [`${id.toLowerCase()}.example.test`], env: { account: '123456789012', region: 'us-east-1' }, ...props });
-    const given = stack('Given', { supportContact: 'billing@operator.example' });
-    const unset = stack('Unset', {});
+    const given = new TempmailStack(app, 'Given', { stage: 'given', domains: ['mail.example.test'], env: { account: '123456789012', region: 'us-east-1' }, supportContact: 'billing@operator.example' });
     const assembly = app.synth();
-    const published = (built: TempmailStack) => publishedSupportContact(assembly.getStackArtifact(built.artifactId).template, assembly.directory);
-    expect(published(given)).toBe('billing@operator.example');
-    expect(published(unset)).toBeUndefined();
+    expect(publishedSupportContact(assembly.getStackArtifact(given.artifactId).template, assembly.directory)).toBe('billing@operator.example');
   });
 
   it.each([' ', 'x'.repeat(201)])('refuses %j at synth: the console could not show it whole', (supportContact) => {
