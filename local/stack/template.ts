@@ -86,7 +86,7 @@ export function stackFunctions(template: Template, cdkOut: string, logicalIds: I
       logicalId,
       name: role.functionName,
       arn: resolver.arnOf(logicalId),
-      assetDir: join(cdkOut, `asset.${code.S3Key.replace(/\.zip$/, '')}`),
+      assetDir: assetDir(cdkOut, code.S3Key),
       file,
       exportName,
       environment: role.environment,
@@ -103,6 +103,11 @@ export function stackFunctions(template: Template, cdkOut: string, logicalIds: I
   });
 }
 
+/** Where the assembly keeps the asset the template names by its object key (`<hash>.zip`): unzipped, as `asset.<hash>`. */
+function assetDir(cdkOut: string, objectKey: string): string {
+  return join(cdkOut, `asset.${objectKey.replace(/\.zip$/, '')}`);
+}
+
 /**
  * The support contact the template publishes in the console's `config.json`: the file is one of
  * the console deployment's sources (`Custom::CDKBucketDeployment`), an asset of the assembly; its
@@ -112,7 +117,7 @@ export function stackFunctions(template: Template, cdkOut: string, logicalIds: I
 export function publishedSupportContact(template: Template, cdkOut: string): string | undefined {
   const sources = resourcesOfType(template, 'Custom::CDKBucketDeployment').flatMap(([, deployment]) => (deployment.Properties?.SourceObjectKeys ?? []) as Json[]);
   const configs = sources.flatMap((key) => {
-    const file = join(cdkOut, `asset.${String(key).replace(/\.zip$/, '')}`, 'console', 'config.json');
+    const file = join(assetDir(cdkOut, String(key)), 'console', 'config.json');
     return existsSync(file) ? [JSON.parse(readFileSync(file, 'utf8')) as { support?: unknown }] : [];
   });
   if (configs.length !== 1) throw new Error(`the template publishes ${configs.length} console config.json files, not one`);
