@@ -10,7 +10,10 @@
  * and that ratio times the empty bundle's import on a quiet machine (`quietEmptyImportMs`) is
  * the estimate the verdict also reads, since this machine's load moves the raw figures. The
  * functions are deployed without `--enable-source-maps` (docs/decisions.md); the import is
- * measured a second time with it, so that what the flag would cost stays on record. A report,
+ * measured a second time with it, so that what the flag would cost stays on record. Beside each
+ * function, the AWS SDK clients and commands its declared access needs are bundled and imported
+ * alone (`support/sdk-floor.ts`): the part of its import that no change to the project's code can
+ * remove, printed with the function and with any function over the target. A report,
  * not a test: it exits 0 whatever the figures, and 1 only when a bundle cannot be built or loaded.
  *
  *   node --import tsx bench/bundle-report.ts [runs]
@@ -23,14 +26,21 @@ import { build, stop, type Metafile } from 'esbuild';
 import { bundleDefines } from '../lambdas/composition/bundle-defines';
 import { functionManifest } from '../lambdas/function-manifest';
 import { bundleAliases, bundleSettings } from '../lib/bundle-settings';
+import { sdkFloor } from './support/sdk-floor';
 
 interface FunctionEntry {
   name: string;
-  /** API handlers (routes and the authorizer) carry the issue's targets. */
-  kind: 'api' | 'inbound' | 'reference';
-  entry: string;
+  /**
+   * API handlers (routes and the authorizer) carry the issue's targets; the reference is the
+   * empty bundle; a floor is the AWS SDK alone that functions need (`support/sdk-floor.ts`).
+   */
+  kind: 'api' | 'inbound' | 'reference' | 'floor';
+  /** A file of the project, or for a floor the module's source. */
+  entry: string | { source: string };
   /** The constants its manifest row writes into its bundle (lambdas/composition/bundle-defines.ts). */
   define?: Record<string, string>;
+  /** A function's floor: the name of the floor bundle of its SDK clients. */
+  floor?: string;
 }
 
 interface Bundle extends FunctionEntry {
@@ -55,7 +65,14 @@ function functionEntries(): FunctionEntry[] {
     kind: declaration.trigger.kind === 'route' || declaration.trigger.kind === 'authorizer' ? 'api' : 'inbound',
     entry: declaration.entry,
     define: bundleDefines(declaration),
+    floor: `sdk: ${sdkFloor(declaration.access).key}`,
   }));
+}
+
+/** One floor bundle for each set of SDK clients and commands that functions declare. */
+function floorEntries(): FunctionEntry[] {
+  const floors = new Map(functionManifest.map((declaration) => sdkFloor(declaration.access)).map((floor) => [floor.key, floor]));
+  return [...floors.values()].map((floor) => ({ name: `sdk: ${floor.key}`, kind: 'floor', entry: { source: floor.source } }));
 }
 
 /** `node_modules/@smithy/x/...` → `@smithy`, `node_modules/zod/...` → `zod`, own files → `(project)`. */
@@ -82,9 +99,11 @@ function largestInputs(output: Metafile['outputs'][string], count: number): Bund
 
 /** Bundles one entry with the settings `NodejsFunction` passes to esbuild for `ServiceFunction`. */
 async function bundle(fn: FunctionEntry, outDir: string): Promise<Bundle> {
-  const outfile = join(outDir, fn.name, 'index.js');
+  const outfile = join(outDir, fn.name.replace(/[^\w]+/g, '-'), 'index.js');
   const result = await build({
-    entryPoints: [fn.entry],
+    ...(typeof fn.entry === 'string'
+      ? { entryPoints: [fn.entry] }
+      : { stdin: { contents: fn.entry.source, resolveDir: projectRoot, loader: 'js' as const } }),
     absWorkingDir: projectRoot,
     outfile,
     bundle: true,
@@ -159,18 +178,32 @@ function quietEstimate(medians: Medians, name: string, reference: string): numbe
   return (medians.get(name)!.deployed / medians.get(reference)!.deployed) * quietEmptyImportMs;
 }
 
-/** The functions at or over the targets: size for the API handlers, import (measured and estimated quiet) for all. */
+const isFunction = (b: Bundle) => b.kind === 'api' || b.kind === 'inbound';
+
+/** The estimate of the SDK alone that a function needs (its floor bundle), if it has one. */
+function floorEstimate(medians: Medians, b: Bundle, reference: string): number | undefined {
+  return b.floor ? quietEstimate(medians, b.floor, reference) : undefined;
+}
+
+/**
+ * The functions at or over the targets: size for the API handlers, import (measured and estimated
+ * quiet) for all; each function over the import target with how much of it the SDK alone takes.
+ */
 function verdicts(bundles: Bundle[], medians: Medians): string[] {
   const reference = bundles.find((b) => b.kind === 'reference')!.name;
-  const functions = bundles.filter((b) => b.kind !== 'reference');
+  const functions = bundles.filter(isFunction);
   const api = functions.filter((b) => b.kind === 'api');
-  const line = (what: string, over: Bundle[]) => `${what}: ${over.length === 0 ? 'met' : `NOT met by ${over.map((b) => b.name).join(', ')}`}`;
+  const line = (what: string, over: Bundle[], describe = (b: Bundle) => b.name) =>
+    `${what}: ${over.length === 0 ? 'met' : `NOT met by ${over.map(describe).join(', ')}`}`;
+  const withFloor = (b: Bundle) =>
+    `${b.name} (${quietEstimate(medians, b.name, reference).toFixed(0)} ms, of which its AWS SDK clients alone ${floorEstimate(medians, b, reference)!.toFixed(0)} ms)`;
   return [
     line(`every API handler (${api.length}: routes and authorizer) under ${kb(sizeTargetBytes)} KB`, api.filter((b) => b.bytes >= sizeTargetBytes)),
     line(`every function (${functions.length}) imported in under ${importTargetMs} ms as deployed, measured`, functions.filter((b) => medians.get(b.name)!.deployed >= importTargetMs)),
     line(
       `every function imported in under ${importTargetMs} ms as deployed, estimated quiet (ratio × ${quietEmptyImportMs} ms)`,
       functions.filter((b) => quietEstimate(medians, b.name, reference) >= importTargetMs),
+      withFloor,
     ),
   ];
 }
@@ -180,22 +213,24 @@ function printReport(bundles: Bundle[], medians: Medians, runs: number): void {
   const reference = medians.get(referenceName)!;
   console.log(`cold import, median of ${runs} fresh processes each; Node ${process.version}; 1 KB = 1000 bytes`);
   console.log(
-    '| function | kind | size KB | import ms | minus ref ms | ratio to ref | est. quiet ms | with --enable-source-maps ms | minus ref ms |' +
-      ' largest inputs (KB in output) |',
+    '| function | kind | size KB | import ms | minus ref ms | ratio to ref | est. quiet ms | its SDK alone, est. quiet ms |' +
+      ' with --enable-source-maps ms | minus ref ms | largest inputs (KB in output) |',
   );
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const b of bundles) {
     const { deployed, sourceMaps } = medians.get(b.name)!;
     const inputs = b.largestInputs.map((input) => `${input.group} ${kb(input.bytes)}`).join(', ');
+    const floor = floorEstimate(medians, b, referenceName);
     const figures = [
-      deployed,
-      deployed - reference.deployed,
-      deployed / reference.deployed,
-      quietEstimate(medians, b.name, referenceName),
-      sourceMaps,
-      sourceMaps - reference.sourceMaps,
+      deployed.toFixed(1),
+      (deployed - reference.deployed).toFixed(1),
+      (deployed / reference.deployed).toFixed(1),
+      quietEstimate(medians, b.name, referenceName).toFixed(1),
+      floor === undefined ? '–' : floor.toFixed(1),
+      sourceMaps.toFixed(1),
+      (sourceMaps - reference.sourceMaps).toFixed(1),
     ];
-    console.log(`| ${[b.name, b.kind, kb(b.bytes), ...figures.map((n) => n.toFixed(1)), inputs].join(' | ')} |`);
+    console.log(`| ${[b.name, b.kind, kb(b.bytes), ...figures, inputs].join(' | ')} |`);
   }
   for (const verdict of verdicts(bundles, medians)) console.log(verdict);
 }
@@ -210,6 +245,7 @@ function printJson(bundles: Bundle[], medians: Medians, runs: number): void {
     importMs: medians.get(b.name)!.deployed,
     quietEstimateMs: quietEstimate(medians, b.name, referenceName),
     sourceMapImportMs: medians.get(b.name)!.sourceMaps,
+    sdkFloorEstimateMs: floorEstimate(medians, b, referenceName),
   }));
   process.stdout.write(`${JSON.stringify({ runs, sizeTargetBytes, importTargetMs, quietEmptyImportMs, rows })}\n`);
 }
@@ -222,7 +258,7 @@ async function main(): Promise<void> {
   try {
     const emptyEntry = join(outDir, 'empty-handler.ts');
     writeFileSync(emptyEntry, 'export const handler = async (): Promise<void> => {};\n');
-    const entries = [...functionEntries(), { name: 'emptyHandler', kind: 'reference', entry: emptyEntry } as const];
+    const entries = [...functionEntries(), ...floorEntries(), { name: 'emptyHandler', kind: 'reference', entry: emptyEntry } as const];
     let bundles: Bundle[];
     try {
       bundles = await Promise.all(entries.map((fn) => bundle(fn, outDir)));
