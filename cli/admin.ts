@@ -14,10 +14,10 @@ import { grantAllowance, listAccounts, openAccount, suspendAccount } from '../la
 import { issueApiKey, listApiKeys, revokeApiKey, revokeApiKeyById } from '../lambdas/core/api-keys';
 import { systemClock } from '../lambdas/adapters/system-clock';
 import { ServiceError } from '../lambdas/core/errors';
-import { isPlan } from '../lambdas/core/plans';
+import { plans, type Plan } from '../lambdas/core/plans';
 import { readUsage } from '../lambdas/core/usage';
 import type { Stores } from '../lambdas/composition/services';
-import { required, UsageError, type Command } from './command';
+import { checkCommandLine, UsageError, type Command } from './command';
 import { domainCommands } from './domain-commands';
 import { shellExports, ShellText } from './shell-exports';
 import { tableEnvironmentName, tableKeys } from '../lambdas/adapters/dynamodb/table-definitions';
@@ -43,6 +43,7 @@ const usage = `Usage: admin [--stack NAME] <command>
   mail redrive                                   re-ingest mail the parser dead-lettered (AWS, or a running
                                                  npm run start:stack); mail past its 15 minutes is dropped
 Prints one JSON object on stdout (account create --format env: shell export lines).
+A mistake in the command line exits 2 before anything is opened or asked of AWS.
 Locally it works on the local service's data (DATA_DIR). Against AWS, give --stack NAME: the
 table names (and the stage, for --env) are read from the stack's outputs with CloudFormation
 DescribeStacks, using the usual AWS credentials and AWS_REGION. Instead of --stack, all
@@ -51,57 +52,73 @@ ${tableKeys.length} table variables can be set: ${tableKeys.map(tableEnvironment
 ${variables.blobBucket} and DEAD_LETTER_QUEUE_URL.
 Locally, mail redrive reads the dead-letter queue of the npm run start:stack running on DATA_DIR.`;
 
+const planNames = Object.keys(plans) as [Plan, Plan];
+
 const commands: Record<string, Command> = {
-  'account create': async (stores, { values, environment, local, connection }) => {
-    const plan = required(values, 'plan');
-    if (!isPlan(plan)) throw new UsageError('--plan must be free or paid');
-    const format = values.format ?? 'json';
-    if (format !== 'json' && format !== 'env') throw new UsageError('--format must be json or env');
-    const env = values.env ?? environment[variables.stage] ?? connection.service?.env ?? 'local';
-    const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
-    if (format === 'env') return shellExports(opened.apiKey, connection.service, local);
-    return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
+  'account create': {
+    line: { required: ['plan'], optional: ['env', 'format'], choices: { plan: planNames, format: ['json', 'env'] } },
+    run: async (stores, { values, environment, local, connection }) => {
+      const plan = values.plan as Plan;
+      const env = values.env ?? environment[variables.stage] ?? connection.service?.env ?? 'local';
+      const opened = await openAccount({ plan, env }, { ...stores, clock: systemClock });
+      if (values.format === 'env') return shellExports(opened.apiKey, connection.service, local);
+      return { account_id: opened.accountId, api_key: opened.apiKey, key_id: opened.keyId, plan, env };
+    },
   },
-  'account list': async (stores) => {
-    const accounts = await listAccounts(stores);
-    return {
-      data: accounts.map((account) => ({
-        account_id: account.accountId,
-        plan: account.plan,
-        status: account.status,
-        env: account.env,
-        created_at: account.createdAt,
-        remaining_requests: account.allowance.remaining,
-        additional_requests: account.allowance.additional,
-      })),
-    };
+  'account list': {
+    line: {},
+    run: async (stores) => {
+      const accounts = await listAccounts(stores);
+      return {
+        data: accounts.map((account) => ({
+          account_id: account.accountId,
+          plan: account.plan,
+          status: account.status,
+          env: account.env,
+          created_at: account.createdAt,
+          remaining_requests: account.allowance.remaining,
+          additional_requests: account.allowance.additional,
+        })),
+      };
+    },
   },
-  'account suspend': async (stores, { values }) => {
-    const accountId = required(values, 'account');
-    await suspendAccount(accountId, stores);
-    return { account_id: accountId, status: 'suspended' };
+  'account suspend': {
+    line: { required: ['account'] },
+    run: async (stores, { values }) => {
+      const accountId = values.account!;
+      await suspendAccount(accountId, stores);
+      return { account_id: accountId, status: 'suspended' };
+    },
   },
-  'key create': async (stores, { values }) => {
-    const accountId = required(values, 'account');
-    const key = await issueApiKey(accountId, { ...stores, clock: systemClock });
-    return { account_id: accountId, api_key: key.apiKey, key_id: key.keyId };
+  'key create': {
+    line: { required: ['account'] },
+    run: async (stores, { values }) => {
+      const accountId = values.account!;
+      const key = await issueApiKey(accountId, { ...stores, clock: systemClock });
+      return { account_id: accountId, api_key: key.apiKey, key_id: key.keyId };
+    },
   },
-  'key list': async (stores, { values }) => {
-    return { data: await listApiKeys(required(values, 'account'), stores) };
+  'key list': {
+    line: { required: ['account'] },
+    run: async (stores, { values }) => ({ data: await listApiKeys(values.account!, stores) }),
   },
-  'key revoke': async (stores, { values }) => {
-    if (values.key && values['key-id']) throw new UsageError('give --key or --key-id, not both');
-    if (values['key-id']) return { revoked: true, ...(await revokeApiKeyById(values['key-id'], stores)) };
-    await revokeApiKey(required(values, 'key'), stores);
-    return { revoked: true };
+  'key revoke': {
+    line: { oneOf: ['key', 'key-id'] },
+    run: async (stores, { values }) => {
+      if (values['key-id']) return { revoked: true, ...(await revokeApiKeyById(values['key-id'], stores)) };
+      await revokeApiKey(values.key!, stores);
+      return { revoked: true };
+    },
   },
   ...domainCommands,
-  'mail redrive': async (stores, { environment, local }) => redriveMail(stores, environment, local),
-  'allowance grant': async (stores, { values }) => {
-    const accountId = required(values, 'account');
-    const requests = Number(required(values, 'requests'));
-    await grantAllowance(accountId, requests, stores);
-    return { account_id: accountId, ...(await readUsage(accountId, stores)) };
+  'mail redrive': { line: {}, run: async (stores, { environment, local }) => redriveMail(stores, environment, local) },
+  'allowance grant': {
+    line: { required: ['account', 'requests'] },
+    run: async (stores, { values }) => {
+      const accountId = values.account!;
+      await grantAllowance(accountId, Number(values.requests), stores);
+      return { account_id: accountId, ...(await readUsage(accountId, stores)) };
+    },
   },
 };
 
@@ -171,9 +188,10 @@ export async function runAdmin(argv: string[], environment: NodeJS.ProcessEnv): 
   const { help: _help, stack, ...values } = parsed.values;
   let connection;
   try {
+    checkCommandLine(`${noun} ${verb}`, command.line, values, positionals);
     const target = stack ? { ...environment, ...(await stackEnvironment(stack)) } : environment;
     connection = await connect(target);
-    const result = await command(connection.stores, { positionals, values, environment: target, local: connection.target !== 'aws', connection });
+    const result = await command.run(connection.stores, { positionals, values, environment: target, local: connection.target !== 'aws', connection });
     process.stdout.write(result instanceof ShellText ? result.text : `${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

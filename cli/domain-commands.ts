@@ -10,34 +10,38 @@ import { functionEnvironmentNames as variables } from '../lambdas/composition/fu
  * that adds it, and `domain list` says for each domain whether the rule covers it.
  */
 export const domainCommands: Record<string, Command> = {
-  'domain add': async (stores, args) => {
-    const name = args.positionals[0];
-    if (!name) throw new UsageError('domain add needs a NAME');
-    const { receiptRule } = args.connection;
-    if (!args.local && receiptRule === undefined) {
-      throw new UsageError(
-        `domain add against AWS needs the receipt rule's domains: give --stack NAME (its output ${variables.receiptRuleDomains}), or set ${variables.receiptRuleDomains} to the -c domains the stack was deployed with`,
-      );
-    }
-    try {
-      return domainRecord(await addDomain(name, { ...stores, receiptRule }));
-    } catch (error) {
-      if (error instanceof OutsideReceiptRule) error.message += ` Redeploy with it: ${redeployCommand(error.redeployDomains, args)}`;
-      throw error;
-    }
+  'domain add': {
+    line: { name: true },
+    run: async (stores, args) => {
+      const name = args.positionals[0]!;
+      const { receiptRule } = args.connection;
+      if (!args.local && receiptRule === undefined) {
+        throw new UsageError(
+          `domain add against AWS needs the receipt rule's domains: give --stack NAME (its output ${variables.receiptRuleDomains}), or set ${variables.receiptRuleDomains} to the -c domains the stack was deployed with`,
+        );
+      }
+      try {
+        return domainRecord(await addDomain(name, { ...stores, receiptRule }));
+      } catch (error) {
+        if (error instanceof OutsideReceiptRule) error.message += ` Redeploy with it: ${redeployCommand(error.redeployDomains, args)}`;
+        throw error;
+      }
+    },
   },
-  'domain disable': async (stores, { positionals }) => {
-    const name = positionals[0];
-    if (!name) throw new UsageError('domain disable needs a NAME');
-    return domainRecord(await disableDomain(name, stores));
+  'domain disable': {
+    line: { name: true },
+    run: async (stores, { positionals }) => domainRecord(await disableDomain(positionals[0]!, stores)),
   },
-  'domain list': async (stores, { connection }) => {
-    const records = await registeredDomains(stores);
-    if (connection.receiptRule === undefined) return { data: records };
-    return {
-      data: records.map((record) => ({ ...record, in_receipt_rule: reachesService(record.domain, connection.receiptRule) })),
-      receipt_rule_domains: connection.receiptRule,
-    };
+  'domain list': {
+    line: {},
+    run: async (stores, { connection }) => {
+      const records = await registeredDomains(stores);
+      if (connection.receiptRule === undefined) return { data: records };
+      return {
+        data: records.map((record) => ({ ...record, in_receipt_rule: reachesService(record.domain, connection.receiptRule) })),
+        receipt_rule_domains: connection.receiptRule,
+      };
+    },
   },
 };
 

@@ -1,5 +1,5 @@
 import { json } from '../support/json';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -133,18 +133,31 @@ describe('operator CLI with no service running', () => {
   });
 
   it.each([
-    [['account', 'create'], 2, '--plan is required'],
-    [['account', 'create', '--plan', 'gold'], 2, '--plan must be free or paid'],
-    [['domain', 'add'], 2, 'domain add needs a NAME'],
-    [['account', 'create', '--plan', 'paid', '--format', 'yaml'], 2, '--format must be json or env'],
-    [['frobnicate'], 2, 'Usage: admin'],
-    [['account', 'create', '--bogus'], 2, "Unknown option '--bogus'"],
-    [['mail', 'redrive'], 2, 'mail redrive needs the dead-letter queue'],
-    [['key', 'revoke', '--key', 'tm_local_x', '--key-id', 'key_x'], 2, 'give --key or --key-id, not both'],
-  ])('explains a usage error: %j', async (args, code, message) => {
+    [['account', 'create'], '--plan is required'],
+    [['account', 'create', '--plan', 'gold'], '--plan must be free or paid'],
+    [['domain', 'add'], 'domain add needs a NAME'],
+    [['domain', 'add', 'a.example.test', 'b.example.test'], "domain add takes one NAME, not 'b.example.test'"],
+    [['account', 'list', 'everything'], "account list takes no NAME, not 'everything'"],
+    [['account', 'create', '--plan', 'paid', '--format', 'yaml'], '--format must be json or env'],
+    [['key', 'list', '--account', 'acc_x', '--plan', 'free'], 'key list takes no --plan'],
+    [['frobnicate'], 'Usage: admin'],
+    [['account', 'create', '--bogus'], "Unknown option '--bogus'"],
+    [['key', 'revoke'], 'give --key or --key-id'],
+    [['key', 'revoke', '--key', 'tm_local_x', '--key-id', 'key_x'], 'give --key or --key-id, not both'],
+    [['allowance', 'grant', '--account', 'acc_x'], '--requests is required'],
+  ])('explains a command-line mistake before it opens anything: %j', async (args, message) => {
     const result = await admin(args, { DATA_DIR: dataDir });
-    expect(result.code).toBe(code);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe('');
+    // The data directory was not opened: no local DynamoDB was started in it.
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('explains that mail redrive needs a dead-letter queue, which npm start does not have', async () => {
+    const result = await admin(['mail', 'redrive'], { DATA_DIR: dataDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('mail redrive needs the dead-letter queue');
     expect(result.stdout).toBe('');
   });
 
@@ -256,6 +269,13 @@ describe('operator CLI against a deployed stack (--stack)', () => {
     const result = await admin(['--stack', 'Nope', 'account', 'list'], { AWS_REGION: 'us-east-1' });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stderr).error.message).toContain('Stack with id Nope does not exist');
+  });
+
+  it('refuses a command-line mistake before it asks AWS for the stack', async () => {
+    const result = await admin(['--stack', 'Tempmail-local', 'account', 'create', '--plan', 'gold'], { AWS_REGION: 'us-east-1' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--plan must be free or paid');
+    expect(cloudFormation.commandCalls(DescribeStacksCommand)).toHaveLength(0);
   });
 
   it('names in its help every table variable it needs', async () => {
