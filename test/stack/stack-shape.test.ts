@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { localTableNames } from '../../lambdas/adapters/dynamodb/table-definitions';
 import { createStores } from '../../lambdas/composition/services';
@@ -88,10 +88,11 @@ const consoleSignIn = (runtime: StackRuntime, email: string) =>
 describe('npm run start:stack', () => {
   it('prints the ready line of npm start within 60 s, serves with the operator CLI on its DATA_DIR (which adds no domain its receipt rule does not cover), stops cleanly on SIGTERM and SIGINT, and keeps its data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'tempmail-stack-'));
-    // The settings the suites' synthesis was made with: any other would synthesize anew into the assembly they share.
+    // The settings the suites' synthesis was made with, under the folder it is in: it finds that
+    // assembly made (any other settings would cost a synthesis of their own).
     const environment = {
       DATA_DIR: dataDir,
-      TEMPMAIL_STACK_CDK_OUT: cdkOut,
+      TEMPMAIL_STACK_CDK_OUT: dirname(cdkOut),
       TEMPMAIL_DOMAINS: stackDomains.join(','),
       TEMPMAIL_SUPPORT_CONTACT: synthesizedContact!,
       LOG_LEVEL: 'warn',
