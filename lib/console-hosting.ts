@@ -1,5 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Aws, Duration, RemovalPolicy, Stack, Token, Validations, type CfnElement } from 'aws-cdk-lib';
 import {
@@ -27,6 +26,7 @@ import { buildSync } from 'esbuild';
 import { consoleContentSecurityPolicy } from '../console/security-headers';
 import { apiReferenceContentSecurityPolicy, apiReferenceFiles, apiReferencePath, publishedDocumentCacheControl } from '../openapi/reference/api-reference';
 import { frameworkLogGroup } from './service-function';
+import { synthesisScratchFolder } from './synthesis-scratch';
 import { originVerifyHeader, originVerifyValue, viewerAddressFunctionCode } from './viewer-address';
 
 const consoleRoot = join(__dirname, '..', 'console');
@@ -210,7 +210,7 @@ function concrete(value: string, placeholder: string): string {
  * itself is not published in AWS, so the page names it in the source).
  */
 function buildSite(): string {
-  const out = mkdtempSync(join(tmpdir(), 'tempmail-console-'));
+  const out = synthesisScratchFolder('tempmail-console-');
   const dir = join(out, 'console');
   mkdirSync(dir);
   buildSync({

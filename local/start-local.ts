@@ -86,6 +86,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
   overrides.instrumentDynamoDb?.(client);
   const asFunction = overrides.asFunction ?? runAsIs;
   // This runtime holds the cursor secret for every route, as one process serves them all.
+  const blobFolder = await blobDirectory(config.dataDir);
   const services: CursorServices<BlobServices> = {
     ...createServices(
       {
@@ -100,7 +101,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
       },
       overrides,
     ),
-    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(new DirectoryBlobStore(await blobDirectory(config.dataDir), overrides.clock ?? systemClock)),
+    blobs: (overrides.wrapBlobs ?? ((blobs) => blobs))(new DirectoryBlobStore(blobFolder.root, overrides.clock ?? systemClock)),
   };
   for (const domain of config.domains) await addDomain(domain, services);
 
@@ -156,6 +157,7 @@ export async function startLocal(config: LocalConfig, overrides: LocalOverrides 
       await renderer.close();
       if (config.dataDir) await withdrawEndpoint(config.dataDir);
       await dynamodb.close();
+      await blobFolder.release();
     },
   };
 }

@@ -34,7 +34,8 @@ export async function startStackStorage(template: Template, config: Pick<LocalCo
       if (!(error instanceof ResourceInUseException)) throw error;
     });
   }
-  const blobRoot = await blobDirectory(config.dataDir);
+  const blobFolder = await blobDirectory(config.dataDir);
+  const blobRoot = blobFolder.root;
   const resolver = localResolver(template);
   const cursorSecret = config.cursorSecret ?? (await loadCursorSecret(config.dataDir));
   const secrets = new Map(
@@ -53,6 +54,7 @@ export async function startStackStorage(template: Template, config: Pick<LocalCo
     close: async () => {
       admin.destroy();
       await dynamodb.close();
+      await blobFolder.release();
     },
   };
 }
