@@ -1,6 +1,7 @@
 import { startContractCoverage } from './contract-coverage';
 import type { Config } from '@jest/types';
 import { startPermissionCheck } from './permission-check';
+import { startRunScratch } from './run-scratch';
 import { startStackSynthesis } from './stack-synthesis';
 
 /**
@@ -12,6 +13,8 @@ const dayMs = 24 * 60 * 60 * 1000;
 
 export default function globalSetup(globalConfig: Config.GlobalConfig): void {
   checkShiftedClock();
+  // First, so that every worker, and every folder made after this, uses the run's temporary folder.
+  startRunScratch();
   // The stack's one synthesis bundles in the background while the suites that need no stack run.
   startStackSynthesis(globalConfig);
   // The per-function permission check (docs/permissions.md) starts recording; global-teardown.ts judges.

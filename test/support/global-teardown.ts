@@ -2,6 +2,7 @@ import type { Config } from '@jest/types';
 import { documentedPairs } from './contract';
 import { finishContractCoverage } from './contract-coverage';
 import { finishPermissionCheck } from './permission-check';
+import { removeRunScratch } from './run-scratch';
 import { stackSynthesisSettled } from './stack-synthesis';
 
 export default async function globalTeardown(globalConfig: Config.GlobalConfig): Promise<void> {
@@ -9,6 +10,10 @@ export default async function globalTeardown(globalConfig: Config.GlobalConfig):
   try {
     await finishPermissionCheck();
   } finally {
-    finishContractCoverage(globalConfig, documentedPairs);
+    try {
+      finishContractCoverage(globalConfig, documentedPairs);
+    } finally {
+      removeRunScratch();
+    }
   }
 }
