@@ -1,6 +1,5 @@
 import { json } from '../support/json';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -11,6 +10,7 @@ import { contractFetch } from '../support/contract';
 import { runProcess } from '../support/run-process';
 import { sendMail } from '../support/smtp-client';
 import { runAdminCommand, spawnNpmStart } from '../support/spawn-service';
+import { folderPerTest } from '../support/folder-per-test';
 
 /** Runs the CLI in-process and captures what it prints. */
 async function admin(args: string[], env: NodeJS.ProcessEnv) {
@@ -27,16 +27,12 @@ async function admin(args: string[], env: NodeJS.ProcessEnv) {
   }
 }
 
-let dataDir: string;
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'tempmail-cli-'));
-});
-afterEach(() => rm(dataDir, { recursive: true, force: true }));
+const data = folderPerTest('tempmail-cli-');
 
 describe('operator CLI against a running local service', () => {
   it('creates accounts and keys, grants, revokes and suspends, as the API then shows', async () => {
-    const service = await startTestService({ dataDir });
-    const env = { DATA_DIR: dataDir };
+    const service = await startTestService({ dataDir: data.path });
+    const env = { DATA_DIR: data.path };
     try {
       const created = await admin(['account', 'create', '--plan', 'free'], env);
       expect(created.code).toBe(0);
@@ -69,9 +65,9 @@ describe('operator CLI against a running local service', () => {
   });
 
   it('binds a key to the environment it was created for', async () => {
-    const service = await startTestService({ dataDir });
+    const service = await startTestService({ dataDir: data.path });
     try {
-      const staging = (await admin(['account', 'create', '--plan', 'paid', '--env', 'staging'], { DATA_DIR: dataDir })).json();
+      const staging = (await admin(['account', 'create', '--plan', 'paid', '--env', 'staging'], { DATA_DIR: data.path })).json();
       expect(staging.api_key).toMatch(/^tm_staging_/);
       expect((await service.request('/v1/usage', { key: staging.api_key })).status).toBe(401);
     } finally {
@@ -82,11 +78,11 @@ describe('operator CLI against a running local service', () => {
 
 describe('operator CLI processes against npm start', () => {
   it("prints a key as export lines a shell evaluates, as npm start's ready line says, and a domain it adds receives mail", async () => {
-    const service = await spawnNpmStart({ DATA_DIR: dataDir });
+    const service = await spawnNpmStart({ DATA_DIR: data.path });
     try {
       // The command the ready line gives, run as written in a shell.
       const command = /key: (eval "\$\(.+\)")$/m.exec(service.output())?.[1];
-      expect(command).toBe(`eval "$(DATA_DIR=${dataDir} npm run --silent admin -- account create --plan paid --format env)"`);
+      expect(command).toBe(`eval "$(DATA_DIR=${data.path} npm run --silent admin -- account create --plan paid --format env)"`);
       const shell = await runProcess('bash', ['-c', `${command} && printf '%s\\n' "$TEMPMAIL_API_KEY" "$TEMPMAIL_BASE_URL" "$SMTP_PORT"`], {
         cwd: join(__dirname, '..', '..'),
       });
@@ -97,7 +93,7 @@ describe('operator CLI processes against npm start', () => {
       expect(usage.data).toMatchObject({ plan: 'paid' });
 
       // No receipt rule here: the SMTP intake takes every registered domain, so domain add stays open.
-      const added = await runAdminCommand(['domain', 'add', 'later.example.test'], { DATA_DIR: dataDir });
+      const added = await runAdminCommand(['domain', 'add', 'later.example.test'], { DATA_DIR: data.path });
       expect({ code: added.code, record: JSON.parse(added.stdout) }).toEqual({
         code: 0,
         record: { domain: 'later.example.test', create_enabled: true, receive_enabled: true },
@@ -121,9 +117,9 @@ describe('operator CLI processes against npm start', () => {
 
 describe('operator CLI with no service running', () => {
   it('opens the data directory itself, and the service later sees what it wrote', async () => {
-    const created = await admin(['account', 'create', '--plan', 'paid'], { DATA_DIR: dataDir });
+    const created = await admin(['account', 'create', '--plan', 'paid'], { DATA_DIR: data.path });
     expect(created.code).toBe(0);
-    const service = await startTestService({ dataDir });
+    const service = await startTestService({ dataDir: data.path });
     try {
       const response = await service.request('/v1/usage', { key: created.json().api_key });
       expect((await json(response)).data).toMatchObject({ plan: 'paid', remaining_requests: 10_000 });
@@ -146,16 +142,16 @@ describe('operator CLI with no service running', () => {
     [['key', 'revoke', '--key', 'tm_local_x', '--key-id', 'key_x'], 'give --key or --key-id, not both'],
     [['allowance', 'grant', '--account', 'acc_x'], '--requests is required'],
   ])('explains a command-line mistake before it opens anything: %j', async (args, message) => {
-    const result = await admin(args, { DATA_DIR: dataDir });
+    const result = await admin(args, { DATA_DIR: data.path });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stdout).toBe('');
     // The data directory was not opened: no local DynamoDB was started in it.
-    expect(await readdir(dataDir)).toEqual([]);
+    expect(await readdir(data.path)).toEqual([]);
   });
 
   it('explains that mail redrive needs a dead-letter queue, which npm start does not have', async () => {
-    const result = await admin(['mail', 'redrive'], { DATA_DIR: dataDir });
+    const result = await admin(['mail', 'redrive'], { DATA_DIR: data.path });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('mail redrive needs the dead-letter queue');
     expect(result.stdout).toBe('');
@@ -172,7 +168,7 @@ describe('operator CLI with no service running', () => {
     [['domain', 'add', 'not a domain'], 'invalid_request'],
     [['account', 'create', '--plan', 'free', '--env', 'Bad_Env'], 'invalid_request'],
   ])('answers a failed command with a JSON error and exit 1: %j', async (args, code) => {
-    const result = await admin(args, { DATA_DIR: dataDir });
+    const result = await admin(args, { DATA_DIR: data.path });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stderr)).toEqual({ error: { code, message: expect.any(String) } });
   });
@@ -198,7 +194,7 @@ describe('operator CLI against a deployed stack (--stack)', () => {
   }
 
   it('reads the table names from the stack, and lists, revokes by key id, disables domains and adds only those of its receipt rule', async () => {
-    const service = await startTestService({ dataDir });
+    const service = await startTestService({ dataDir: data.path });
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [{ StackName: 'Tempmail-local', CreationTime: new Date(), StackStatus: 'CREATE_COMPLETE', Outputs: stackOutputs('local') }],
     });

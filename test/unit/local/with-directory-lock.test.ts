@@ -1,17 +1,13 @@
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withDirectoryLock } from '../../../local/with-directory-lock';
+import { folderPerTest } from '../../support/folder-per-test';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tempmail-lock-'));
-});
-afterEach(() => rm(dir, { recursive: true, force: true }));
+const scratch = folderPerTest('tempmail-lock-');
 
 describe('withDirectoryLock', () => {
   it('lets one holder work at a time, and releases the lock after', async () => {
-    const lock = join(dir, 'work.lock');
+    const lock = join(scratch.path, 'work.lock');
     const order: string[] = [];
     const hold = (name: string) =>
       withDirectoryLock(lock, async () => {
@@ -26,7 +22,7 @@ describe('withDirectoryLock', () => {
   });
 
   it('takes over a lock whose holder has died', async () => {
-    const lock = join(dir, 'dead.lock');
+    const lock = join(scratch.path, 'dead.lock');
     await mkdir(lock);
     // Beyond the kernel's largest pid: no process has it.
     await writeFile(join(lock, 'pid'), String(2 ** 22 + 1));
@@ -34,13 +30,13 @@ describe('withDirectoryLock', () => {
   });
 
   it('takes over a lock made long ago and never given a pid, and waits on a live holder no longer than asked', async () => {
-    const pidless = join(dir, 'pidless.lock');
+    const pidless = join(scratch.path, 'pidless.lock');
     await mkdir(pidless);
     const longAgo = new Date(Date.now() - 60_000);
     await utimes(pidless, longAgo, longAgo);
     await expect(withDirectoryLock(pidless, async () => 'taken')).resolves.toBe('taken');
 
-    const held = join(dir, 'held.lock');
+    const held = join(scratch.path, 'held.lock');
     await mkdir(held);
     await writeFile(join(held, 'pid'), String(process.pid));
     await expect(withDirectoryLock(held, async () => 'never', 0)).rejects.toThrow(`held by pid ${process.pid}`);
