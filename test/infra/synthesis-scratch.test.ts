@@ -13,10 +13,10 @@ describe('the synthesis’s scratch folders', () => {
       const folder = synthesisScratchFolder('tempmail-console-');
       writeFileSync(folder + '/index.html', 'site');
       process.stdout.write(readFileSync(folder + '/index.html', 'utf8') + ' ' + folder);`;
-    const [content, folder] = runWithTmpdir(script, scratch.path).split(' ');
+    const [content, folder] = (await runWithTmpdir(script, scratch.path)).split(' ');
     expect(content).toBe('site');
     expect(folder!.startsWith(join(scratch.path, 'tempmail-console-'))).toBe(true);
     // (tsx keeps its cache there too: only the code's own folders are looked for.)
     expect((await readdir(scratch.path)).filter((name) => name.startsWith('tempmail-console-'))).toEqual([]);
-  });
+  }, 60_000);
 });

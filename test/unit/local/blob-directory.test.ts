@@ -28,12 +28,12 @@ describe('the blob folder without a data directory', () => {
         seen.stackStopped = blobFolders();
         process.stdout.write(JSON.stringify(seen));
       })();`;
-    const seen = JSON.parse(runWithTmpdir(script, scratch.path));
+    const seen = JSON.parse(await runWithTmpdir(script, scratch.path));
     expect(seen.running).toEqual([[expect.stringMatching(/^tempmail-blobs-/), expect.any(Number)]]);
     expect(seen.running[0][1]).toBeGreaterThan(0);
     expect(seen.stopped).toEqual([]);
     expect(seen).toMatchObject({ stackRunning: 1, stackRoot: true, stackStopped: [] });
     // (tsx keeps its cache there too: only the code's own folders are looked for.)
     expect((await readdir(scratch.path)).filter((name) => name.startsWith('tempmail-blobs-'))).toEqual([]);
-  });
+  }, 60_000);
 });
