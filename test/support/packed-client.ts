@@ -39,7 +39,7 @@ export async function packedClient(withinMs = 120_000): Promise<PackedClient> {
     return marker === undefined ? undefined : (JSON.parse(marker) as PackedClient);
   };
   // Another worker may have packed it while this one waited for the lock.
-  return withDirectoryLock(lock, async () => (await finished()) ?? pack(dir, done), withinMs);
+  return withDirectoryLock(lock, async () => (await finished()) ?? pack(dir, done), { withinMs });
 }
 
 async function pack(dir: string, done: string): Promise<PackedClient> {
