@@ -170,7 +170,7 @@ export class ConsoleHosting extends Construct {
    */
   deploy(config: { issuer: string; clientId: string; logoutEndpoint?: string; support?: string }): BucketDeployment {
     const deployment = new BucketDeployment(this, 'Deploy', {
-      sources: [Source.asset(buildSite()), Source.jsonData('console/config.json', config)],
+      sources: [Source.asset(builtSite()), Source.jsonData('console/config.json', config)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
       distributionPaths: ['/console/*', `${apiReferencePath}*`],
@@ -202,6 +202,16 @@ export class ConsoleHosting extends Construct {
 /** A value as cdk-nag prints it: the value itself when the stack knows it, its placeholder otherwise. */
 function concrete(value: string, placeholder: string): string {
   return Token.isUnresolved(value) ? placeholder : value;
+}
+
+let site: string | undefined;
+
+/**
+ * The site's files, the same for every stack the process synthesizes (a stage's settings go in
+ * its `config.json`): built once, not again for each stage or each test app.
+ */
+function builtSite(): string {
+  return (site ??= buildSite());
 }
 
 /**
